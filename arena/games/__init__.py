@@ -1,0 +1,33 @@
+"""The rules engine: pure, deterministic, no I/O, no protobuf, no threads."""
+
+from arena.games.api import TERMINAL, Event, EventKind, Game, Observation, State
+from arena.games.params import (
+    GameError,
+    GameSpec,
+    IllegalActionError,
+    InvalidDealError,
+    InvalidParameterError,
+    Param,
+    UnknownGameError,
+)
+from arena.games.registry import all_configurations, game_ids, get_spec, load_game
+
+__all__ = [
+    "TERMINAL",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameError",
+    "GameSpec",
+    "IllegalActionError",
+    "InvalidDealError",
+    "InvalidParameterError",
+    "Observation",
+    "Param",
+    "State",
+    "UnknownGameError",
+    "all_configurations",
+    "game_ids",
+    "get_spec",
+    "load_game",
+]

@@ -1,0 +1,346 @@
+"""The ``Game`` / ``State`` API every game implements, and the per-seat ``Observation``.
+
+Vocabulary follows OpenSpiel: a ``Game`` is a spec with parameters and
+``new_initial_state(seed, deal=None)``; a ``State`` has ``current_player()``,
+``legal_actions()`` (sorted ints), ``apply_action(a)``, ``is_terminal()``, ``returns()``,
+``observation(seat)``, ``clone()``, ``history()`` and ``action_to_string(a)``.
+
+Chance never shows up as a player: deals and the dead hand's plays are drawn from the seeded
+generator inside the state, so a match is fully given by (game, params, seed, actions).
+
+Events are logged as plain tuples ``(kind, seat, cards, values, viewers)``; ``viewers`` is a
+bit mask of the seats that may see the cards and values (``ALL_SEATS`` for public events).
+An observation masks, for every other seat, the cards as ``HIDDEN`` and the values as empty.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from enum import IntEnum
+from typing import Any
+
+from arena.games.cards import HIDDEN, Deck
+from arena.games.params import (
+    GameSpec,
+    IllegalActionError,
+    InvalidDealError,
+    ParamValue,
+)
+from arena.games.rng import Rng, shuffled_deck
+
+TERMINAL = -4
+"""``current_player()`` once the match is over."""
+
+ALL_SEATS = -1
+"""Viewer mask of a public event."""
+
+
+class EventKind(IntEnum):
+    """What happened, in the public history every observation carries."""
+
+    HAND_START = 1  # seat: dealer; values: (hand number,)
+    DEAL = 2  # seat receives cards (private to the seat)
+    TRUMP = 3  # cards: (face-up card,) or (); values: (trump suit,)
+    BID = 4  # seat bids; values: game-specific bid (see the game's docstring)
+    PASS = 5  # seat passes
+    CALL = 6  # seat calls a card; cards: (card,) when public
+    COMMIT = 7  # seat secretly commits to something; values private to the seat
+    PLAY = 8  # seat plays cards face up
+    PLAY_FACE_DOWN = 9  # seat plays a card face down (cards private to the seat)
+    REVEAL = 10  # seat's face-down or secret cards become public
+    TRICK = 11  # seat won a trick; cards: the trick in play order; values: (points,)
+    DRAW = 12  # seat draws cards (private unless the rules show them)
+    DECLARE = 13  # seat declares; values: game-specific declaration
+    SWAP = 14  # seat swaps cards with the table
+    CAPTURE = 15  # seat captures table cards
+    HAND_END = 16  # values: per-seat card points of the hand; cards: cards never played
+    SCORE = 17  # values: per-seat game points of the hand
+    REDEAL = 18  # the hand is thrown in and dealt again
+    MATCH_END = 19  # values: per-seat match returns
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of the public history, as a seat sees it."""
+
+    kind: EventKind
+    seat: int
+    cards: tuple[int, ...] = ()
+    values: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"kind": self.kind.name, "seat": self.seat, "cards": list(self.cards),
+                "values": list(self.values)}
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Exactly what one seat may know; -1 (``HIDDEN``) marks unknown or absent cards."""
+
+    game: str
+    seat: int
+    num_seats: int
+    hand_number: int
+    dealer: int
+    phase: str
+    current_player: int
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    visible_hands: tuple[tuple[int, tuple[int, ...]], ...]
+    trump_suit: int
+    trump_card: int
+    called_card: int
+    table: tuple[int, ...]
+    trick: tuple[tuple[int, int], ...]
+    stock_size: int
+    teammates: tuple[int, ...]
+    points: tuple[int, ...]
+    scores: tuple[float, ...]
+    events: tuple[Event, ...]
+    legal_actions: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (the canonical serialized observation)."""
+        data = asdict(self)
+        data["events"] = [event.to_dict() for event in self.events]
+        return data
+
+    def seen_cards(self) -> set[int]:
+        """Every card this seat has seen: its hand, visible hands, table, tricks, events."""
+        seen = set(self.hand) | set(self.table)
+        seen.update(card for _, card in self.trick)
+        for _, cards in self.visible_hands:
+            seen.update(cards)
+        for event in self.events:
+            seen.update(event.cards)
+        for card in (self.trump_card, self.called_card):
+            seen.add(card)
+        seen.discard(HIDDEN)
+        return seen
+
+
+LogEntry = tuple[int, int, tuple[int, ...], tuple[int, ...], int]
+DealInput = Sequence[int] | Sequence[Sequence[int]] | None
+
+
+class Game(ABC):
+    """A game id with its seat count and validated parameters."""
+
+    deck: Deck
+    points_total: int | None = None
+    """Card points of a complete hand, when the game counts card points."""
+
+    def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
+        """Keep the spec, seat count and validated parameters."""
+        self.spec = spec
+        self.num_players = num_players
+        self.params = dict(params)
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.spec.id
+
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """Fixed public partnerships, or None when there are none or they are hidden."""
+        return None
+
+    @abstractmethod
+    def new_initial_state(self, seed: int, deal: DealInput = None) -> State:
+        """A new match; ``deal`` injects the card order of the first hand (or of several)."""
+
+    def injected_deals(self, deal: DealInput) -> list[tuple[int, ...]]:
+        """Validate an injected deal (one card order or a list of them)."""
+        if deal is None:
+            return []
+        items: list[Any] = list(deal)
+        orders = [items] if not items or isinstance(items[0], int) else items
+        for order in orders:
+            if not all(isinstance(card, int) and not isinstance(card, bool) for card in order):
+                raise InvalidDealError(f"{self.id}: an injected deal must list card ids (ints)")
+        checked = []
+        for index, order in enumerate(orders):
+            cards = tuple(order)
+            if sorted(cards) != list(range(self.deck.size)):
+                missing = sorted(set(range(self.deck.size)) - set(cards))
+                extra = sorted(c for c in set(cards) if not 0 <= c < self.deck.size)
+                dupes = sorted({c for c in cards if cards.count(c) > 1})
+                raise InvalidDealError(
+                    f"{self.id}: injected deal {index} is not a permutation of the "
+                    f"{self.deck.size} cards of the {self.deck.name} deck "
+                    f"(length {len(cards)}, missing {missing[:8]}, duplicated {dupes[:8]}, "
+                    f"out of range {extra[:8]})"
+                )
+            checked.append(cards)
+        return checked
+
+    def __repr__(self) -> str:
+        """The game id, seats and non-default parameters."""
+        changed = {k: v for k, v in self.params.items() if self.spec.defaults().get(k) != v}
+        return f"{self.id}(players={self.num_players}, {changed})"
+
+
+class State(ABC):
+    """A position in a match: whose turn, the legal actions, and how to move on."""
+
+    __slots__ = ("_actions", "_current", "_deal_count", "_deals", "_injected", "_legal", "_log",
+                 "_returns", "_seed", "game", "rng")
+
+    def __init__(self, game: Game, seed: int, deal: DealInput) -> None:
+        """Common bookkeeping: seed, injected deals, action history, event log."""
+        self.game = game
+        self._seed = seed
+        self._injected = game.injected_deals(deal)
+        self._deals: list[tuple[int, ...]] = []
+        self._deal_count = 0
+        self._actions: list[int] = []
+        self._log: list[LogEntry] = []
+        self._legal: list[int] | None = None
+        self._returns = [0.0] * game.num_players
+        self._current = TERMINAL
+        self.rng = Rng(seed)
+
+    # --- the public API -------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to act, or ``TERMINAL``."""
+        return self._current
+
+    def is_terminal(self) -> bool:
+        """True once the match is over."""
+        return self._current == TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to act, sorted."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal[:]
+
+    def apply_action(self, action: int) -> None:
+        """Play an action; an illegal one raises and leaves the state unchanged."""
+        legal = self._legal
+        if legal is None:
+            legal = self._compute_legal()
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self._legal = None
+        self._actions.append(action)
+        self._apply(action)
+
+    def returns(self) -> list[float]:
+        """Game points per seat so far (final once terminal)."""
+        return list(self._returns)
+
+    def history(self) -> list[int]:
+        """Every action applied so far, in order."""
+        return list(self._actions)
+
+    def seed(self) -> int:
+        """The seed of the match (never shown to a bot)."""
+        return self._seed
+
+    def deals(self) -> list[tuple[int, ...]]:
+        """The card order of every deal so far (never shown to a bot)."""
+        return list(self._deals)
+
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """A short human-readable name for an action."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> Observation:
+        """Exactly what ``seat`` may know now."""
+
+    def clone(self) -> State:
+        """An independent copy."""
+        twin = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if hasattr(self, name):
+                    object.__setattr__(twin, name, _copy_value(getattr(self, name)))
+        return twin
+
+    def __str__(self) -> str:
+        """The history as action names."""
+        return " ".join(str(a) for a in self._actions)
+
+    # --- for the games ----------------------------------------------------------------------
+
+    @abstractmethod
+    def _compute_legal(self) -> list[int]:
+        """The legal actions, sorted (dispatches on the phase)."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action (dispatches on the phase)."""
+
+    def _next_deal(self) -> list[int]:
+        """The card order of the next deal: injected if given, else from the seed."""
+        index = self._deal_count
+        self._deal_count += 1
+        if index < len(self._injected):
+            order = list(self._injected[index])
+        else:
+            order = shuffled_deck(self.game.deck.size, self._seed, "deal", index)
+        self._deals.append(tuple(order))
+        return order
+
+    def _illegal_message(self, action: int, legal: list[int]) -> str:
+        """Name the illegal action and the legal set."""
+        if self.is_terminal():
+            return f"{self.game.id}: action {action} is illegal: the match is over"
+        try:
+            name = self.action_to_string(action)
+        except (IndexError, ValueError, KeyError):
+            name = "not an action of this game"
+        choices = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal)
+        return (f"{self.game.id}: action {action} ({name}) is illegal for seat "
+                f"{self.current_player()}; legal actions: {choices}")
+
+    def _event(self, kind: EventKind, seat: int, cards: tuple[int, ...] = (),
+               values: tuple[int, ...] = (), viewers: int = ALL_SEATS) -> None:
+        """Log an event; ``viewers`` is a bit mask of the seats that see its content."""
+        self._log.append((kind, seat, cards, values, viewers))
+
+    def full_events(self) -> tuple[Event, ...]:
+        """The whole event log unmasked: for tests, and for replays after the match ends."""
+        return tuple(Event(EventKind(kind), who, cards, values)
+                     for kind, who, cards, values, _ in self._log)
+
+    def _events_for(self, seat: int) -> tuple[Event, ...]:
+        """The event log as ``seat`` sees it."""
+        bit = 1 << seat
+        events = []
+        for kind, who, cards, values, viewers in self._log:
+            if viewers == ALL_SEATS or viewers & bit:
+                events.append(Event(EventKind(kind), who, cards, values))
+            else:
+                events.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
+        return tuple(events)
+
+
+def play_entries(kind: EventKind, num_seats: int, num_cards: int,
+                 private: bool = False) -> tuple[tuple[LogEntry, ...], ...]:
+    """Prebuilt log entries ``[seat][card]`` for one-card events on a hot path."""
+    return tuple(
+        tuple((kind, seat, (card,), (), (1 << seat) if private else ALL_SEATS)
+              for card in range(num_cards))
+        for seat in range(num_seats)
+    )
+
+
+def _copy_value(value: Any) -> Any:
+    """Copy mutable containers (recursively) and generators; share everything else."""
+    if isinstance(value, list):
+        return [_copy_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copy_value(item) for key, item in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    if isinstance(value, Rng):
+        return value.clone()
+    return value

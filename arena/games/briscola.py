@@ -1,0 +1,386 @@
+"""Briscola (2, 3 or 4 seats) and Briscola a 31 (RULES.md 1.2 and 1.3).
+
+Rules summary:
+- Italian 40-card deck, briscola order A 3 R C F 7 6 5 4 2, points A 11, 3 10, R 4, C 3, F 2.
+- Deal 3 cards each, one at a time, from the dealer's right (seat dealer+1). The next card is
+  turned face up: its suit is trump and it is the last card drawn from the stock.
+- The dealer's right leads; the trick winner leads next. No obligation to follow suit or trump.
+  The highest trump wins, else the highest card of the led suit.
+- After each trick every player draws one card, the winner first.
+- 3 seats: the 2 of bastoni is removed before the shuffle (``three_player_fix=remove_2_bastoni``)
+  or the last card of the stock stays on the table (``leave_last_card``).
+- 4 seats: fixed pairs, partners opposite (seats 0+2 against 1+3).
+  ``show_partner_hand_when_stock_empty`` shows each partner's hand once the stock is empty.
+- ``trump_swap``: the holder of the 7 (or 2) of trump may, at their turn while the stock still
+  has a card besides the face-up one, swap it for the face-up trump. Default off.
+- A hand ends when all cards are played: a side with 61+ card points wins, 60-60 is a draw.
+  With 3 seats the most card points win.
+- Briscola a 31 (``briscola-31``): at any of their own turns a player may declare 31; if their
+  side has 31+ card points they win the hand at once, otherwise they lose it at once. When
+  nobody declares the hand ends as in Briscola.
+- Game points per hand, zero-sum: a side that wins gets +1 per seat and the losers -1 (two
+  seats or pairs); with 3 seats each of k winners gets 3-k and each loser -k. A match is
+  ``hands`` hands, the dealer moving to the right (dealer+1) each hand.
+
+Actions:
+| id     | meaning                                     |
+|--------|---------------------------------------------|
+| 0-39   | play that card (Italian 40-card id)         |
+| 40     | declare 31 (``briscola-31`` only)           |
+| 41     | swap the 7 or 2 of trump for the face-up card (``trump_swap``) |
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from enum import IntEnum
+
+from arena.games.api import (
+    ALL_SEATS,
+    TERMINAL,
+    DealInput,
+    EventKind,
+    Game,
+    Observation,
+    State,
+    play_entries,
+)
+from arena.games.cards import (
+    BRISCOLA_POINTS,
+    BRISCOLA_STRENGTH,
+    HIDDEN,
+    ITALIAN_40,
+    Rank,
+    Suit,
+)
+from arena.games.params import GameSpec, Param, ParamValue
+from arena.games.tricks import trick_key_tables
+
+DECLARE_31 = 40
+SWAP_TRUMP = 41
+NUM_ACTIONS = 42
+
+SUIT = ITALIAN_40.suit_table()
+STRENGTH = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
+POINTS = ITALIAN_40.per_card(BRISCOLA_POINTS)
+TWO_OF_BASTONI = ITALIAN_40.card(Suit.BASTONI, Rank.DUE)
+DECLARE_TARGET = 31
+
+_PLAY = EventKind.PLAY
+_TRICK = EventKind.TRICK
+_DRAW = EventKind.DRAW
+TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
+_PLAY_ENTRY = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
+_PRIVATE_DRAW_ENTRY = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
+
+
+class Phase(IntEnum):
+    """Briscola has one phase of play; the match ends after the last hand."""
+
+    PLAY = 0
+    OVER = 1
+
+
+def side_outcome(winners: list[int], num_seats: int) -> list[int]:
+    """Zero-sum game points when the seats in ``winners`` win (each of k: n-k; losers: -k)."""
+    k = len(winners)
+    if k in (0, num_seats):
+        return [0] * num_seats
+    return [num_seats - k if seat in winners else -k for seat in range(num_seats)]
+
+
+def pair_outcome(winning_team: int | None, num_seats: int, team_of: tuple[int, ...]) -> list[int]:
+    """+1 to every seat of the winning side, -1 to the others (0 to all on a draw)."""
+    if winning_team is None:
+        return [0] * num_seats
+    return [1 if team_of[seat] == winning_team else -1 for seat in range(num_seats)]
+
+
+class BriscolaGame(Game):
+    """Briscola or Briscola a 31 with 2, 3 or 4 seats."""
+
+    deck = ITALIAN_40
+    points_total = 120
+
+    def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
+        """Derive the seat layout from the seat count and parameters."""
+        super().__init__(spec, num_players, params)
+        self.declare_31 = spec.id == "briscola-31"
+        self.team_of = tuple(seat % 2 for seat in range(4)) if num_players == 4 else tuple(
+            range(num_players))
+        fix = params.get("three_player_fix")
+        self.removed = (TWO_OF_BASTONI,) if num_players == 3 and fix == "remove_2_bastoni" else ()
+        swap = params.get("trump_swap", "none")
+        self.swap_rank = {"seven": Rank.SETTE, "two": Rank.DUE}.get(str(swap))
+        self.has_extra_actions = self.declare_31 or self.swap_rank is not None
+
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """Pairs 0+2 and 1+3 with four seats."""
+        return ((0, 2), (1, 3)) if self.num_players == 4 else None
+
+    def new_initial_state(self, seed: int, deal: DealInput = None) -> BriscolaState:
+        """A new match."""
+        return BriscolaState(self, seed, deal)
+
+
+class BriscolaState(State):
+    """A Briscola match in progress."""
+
+    __slots__ = ("_dealer", "_hand_number", "_hands", "_leader", "_phase",
+                 "_points", "_stock", "_trick", "_trump", "_trump_card")
+
+    game: BriscolaGame
+
+    def __init__(self, game: BriscolaGame, seed: int, deal: DealInput) -> None:
+        """Deal the first hand."""
+        super().__init__(game, seed, deal)
+        self._hand_number = 0
+        self._dealer = game.num_players - 1
+        self._start_hand()
+
+    # --- dealing and hand flow -------------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        """Shuffle (or take the injected order), deal 3 each, turn up the trump."""
+        game = self.game
+        n = game.num_players
+        order = self._next_deal()
+        if game.removed:
+            order = [card for card in order if card not in game.removed]
+        first = (self._dealer + 1) % n
+        # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
+        self._hands: list[list[int]] = [[] for _ in range(n)]
+        for index in range(n):
+            self._hands[(first + index) % n] = sorted(order[index:3 * n:n])
+        self._trump_card = order[3 * n]
+        self._trump = SUIT[self._trump_card]
+        # The stock is drawn from the end; the face-up card is drawn last.
+        self._stock = [self._trump_card, *reversed(order[3 * n + 1:])]
+        self._trick: list[int] = []
+        self._points = [0] * n
+        self._leader = first
+        self._current = first
+        self._phase = Phase.PLAY
+        self._event(EventKind.HAND_START, self._dealer, values=(self._hand_number,))
+        for seat in range(n):
+            self._event(EventKind.DEAL, seat, tuple(self._hands[seat]), viewers=1 << seat)
+        self._event(EventKind.TRUMP, self._dealer, (self._trump_card,), (self._trump,))
+
+    def _end_hand(self, outcome: list[int]) -> None:
+        """Score the hand, then deal the next one or end the match."""
+        game = self.game
+        unplayed = [*game.removed, *self._trick, *self._stock]
+        for hand in self._hands:
+            unplayed.extend(hand)
+        self._event(EventKind.HAND_END, self._dealer, tuple(sorted(unplayed)),
+                    tuple(self._points))
+        self._event(EventKind.SCORE, self._dealer, values=tuple(outcome))
+        for seat, value in enumerate(outcome):
+            self._returns[seat] += value
+        self._hand_number += 1
+        if self._hand_number >= int(game.params["hands"]):
+            self._phase = Phase.OVER
+            self._current = TERMINAL
+            self._event(EventKind.MATCH_END, -1, values=tuple(int(r) for r in self._returns))
+            return
+        self._dealer = (self._dealer + 1) % game.num_players
+        self._start_hand()
+
+    def _normal_outcome(self) -> list[int]:
+        """Game points when every card has been played."""
+        game = self.game
+        n = game.num_players
+        if n == 3:
+            best = max(self._points)
+            return side_outcome([s for s in range(n) if self._points[s] == best], n)
+        side_points = [0, 0]
+        for seat in range(n):
+            side_points[game.team_of[seat] % 2] += self._points[seat]
+        if side_points[0] == side_points[1]:
+            return pair_outcome(None, n, game.team_of)
+        return pair_outcome(0 if side_points[0] > side_points[1] else 1, n, game.team_of)
+
+    def side_points(self, seat: int) -> int:
+        """Card points of a seat's side in this hand."""
+        team = self.game.team_of[seat]
+        return sum(p for s, p in enumerate(self._points) if self.game.team_of[s] == team)
+
+    # --- the API ----------------------------------------------------------------------------
+
+    def _compute_legal(self) -> list[int]:
+        """Cards in hand, plus declaring 31 and the trump swap where allowed."""
+        if self._phase:
+            return []
+        game = self.game
+        hand = self._hands[self._current]  # kept sorted
+        if not game.has_extra_actions:
+            return hand
+        legal = hand[:]
+        if game.declare_31:
+            legal.append(DECLARE_31)
+        if game.swap_rank is not None and self._can_swap(hand):
+            legal.append(SWAP_TRUMP)
+        return legal
+
+    def _can_swap(self, hand: list[int]) -> bool:
+        """True when the player holds the swap card and the face-up card is still out."""
+        rank = self.game.swap_rank
+        if rank is None or len(self._stock) < 2:
+            return False
+        return ITALIAN_40.card(self._trump, rank) in hand
+
+    def _apply_declare(self) -> None:
+        """A true claim wins the hand for the declarer's side, a false one loses it."""
+        game = self.game
+        seat = self._current
+        side = self.side_points(seat)
+        self._event(EventKind.DECLARE, seat, values=(side,))
+        claim_true = side >= DECLARE_TARGET
+        mine = [s for s in range(game.num_players) if game.team_of[s] == game.team_of[seat]]
+        others = [s for s in range(game.num_players) if s not in mine]
+        self._end_hand(side_outcome(mine if claim_true else others, game.num_players)
+                       if game.num_players == 3 else
+                       pair_outcome(game.team_of[seat] if claim_true else game.team_of[others[0]],
+                                    game.num_players, game.team_of))
+
+    def _apply_swap(self) -> None:
+        """Exchange the 7 (or 2) of trump in hand with the face-up card."""
+        seat = self._current
+        rank = self.game.swap_rank
+        assert rank is not None
+        own = ITALIAN_40.card(self._trump, rank)
+        hand = self._hands[seat]
+        hand.remove(own)
+        insort(hand, self._trump_card)
+        self._event(EventKind.SWAP, seat, (own, self._trump_card))
+        self._trump_card = own
+        self._stock[0] = own
+
+    def _apply(self, card: int) -> None:
+        """Play a card (resolving the trick and drawing), declare 31 or swap the trump."""
+        if card >= DECLARE_31:
+            if card == DECLARE_31:
+                self._apply_declare()
+            else:
+                self._apply_swap()
+            return
+        seat = self._current
+        self._hands[seat].remove(card)
+        trick = self._trick
+        trick.append(card)
+        self._log.append(_PLAY_ENTRY[seat][card])
+        n = len(self._hands)
+        if len(trick) < n:
+            self._current = (seat + 1) % n
+            return
+        keys = TRICK_KEYS[self._trump][SUIT[trick[0]]]
+        best, best_key, points = 0, keys[trick[0]], 0
+        for index in range(n):
+            played = trick[index]
+            points += POINTS[played]
+            if keys[played] > best_key:
+                best, best_key = index, keys[played]
+        winner = (self._leader + best) % n
+        self._points[winner] += points
+        self._log.append((_TRICK, winner, tuple(trick), (points,), ALL_SEATS))
+        self._trick = []
+        stock = self._stock
+        if len(stock) >= n:
+            hands = self._hands
+            for offset in range(n):
+                drawer = (winner + offset) % n
+                drawn = stock.pop()
+                insort(hands[drawer], drawn)
+                if stock or drawn != self._trump_card:
+                    self._log.append(_PRIVATE_DRAW_ENTRY[drawer][drawn])
+                else:
+                    self._log.append((_DRAW, drawer, (drawn,), (), ALL_SEATS))
+        self._leader = winner
+        self._current = winner
+        if not self._hands[winner]:
+            self._end_hand(self._normal_outcome())
+
+    # --- views ------------------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """A card's compact name, ``declare-31`` or ``swap-trump``."""
+        if action == DECLARE_31:
+            return "declare-31"
+        if action == SWAP_TRUMP:
+            return "swap-trump"
+        if not 0 <= action < ITALIAN_40.size:
+            raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
+        return ITALIAN_40.short(action)
+
+    def observation(self, seat: int) -> Observation:
+        """Own hand, the face-up trump, the trick, public history; the partner's hand when shown."""
+        game = self.game
+        n = game.num_players
+        partner = (seat + 2) % 4 if n == 4 else -1
+        visible: tuple[tuple[int, tuple[int, ...]], ...] = ()
+        if (partner >= 0 and game.params.get("show_partner_hand_when_stock_empty")
+                and not self._stock and self._phase == Phase.PLAY):
+            visible = ((partner, tuple(sorted(self._hands[partner]))),)
+        trick_seats = [(self._leader + i) % n for i in range(len(self._trick))]
+        return Observation(
+            game=game.id,
+            seat=seat,
+            num_seats=n,
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            phase=self._phase.name.lower(),
+            current_player=self._current,
+            hand=tuple(sorted(self._hands[seat])),
+            hand_sizes=tuple(len(h) for h in self._hands),
+            visible_hands=visible,
+            trump_suit=self._trump,
+            trump_card=self._trump_card,
+            called_card=HIDDEN,
+            table=(),
+            trick=tuple(zip(trick_seats, self._trick, strict=True)),
+            stock_size=len(self._stock),
+            teammates=(partner,) if partner >= 0 else (),
+            points=tuple(self._points),
+            scores=tuple(self._returns),
+            events=self._events_for(seat),
+            legal_actions=tuple(self._compute_legal()) if seat == self._current else (),
+        )
+
+
+_COMMON = (
+    Param("hands", 1, "hands in a match; the dealer moves to the right each hand", minimum=1,
+          maximum=1000),
+    Param("three_player_fix", "remove_2_bastoni", "with 3 seats: remove the 2 of bastoni, or "
+          "leave the last stock card on the table", choices=("remove_2_bastoni",
+                                                              "leave_last_card")),
+    Param("show_partner_hand_when_stock_empty", False,
+          "with 4 seats: partners see each other's hand once the stock is empty"),
+    Param("trump_swap", "none", "the holder of this card of trump may swap it for the face-up "
+          "trump", choices=("none", "seven", "two")),
+)
+
+
+def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:
+    """The game factory."""
+    return BriscolaGame(spec, players, params)
+
+
+SPECS = (
+    GameSpec(
+        id="briscola", title="Briscola", section="1.2", seats=(2, 3, 4), params=_COMMON,
+        factory=_make,
+        summary="3 cards each, face-up trump, no obligation to follow; 61 of 120 wins",
+        extra_configurations=(
+            (3, (("three_player_fix", "leave_last_card"),)),
+            (4, (("show_partner_hand_when_stock_empty", True), ("hands", 2))),
+            (2, (("trump_swap", "seven"), ("hands", 3))),
+            (3, (("trump_swap", "two"),)),
+        ),
+    ),
+    GameSpec(
+        id="briscola-31", title="Briscola a 31", section="1.3", seats=(2, 3, 4), params=_COMMON,
+        factory=_make,
+        summary="Briscola where the first to declare 31 card points wins; a false claim loses",
+        extra_configurations=((4, (("hands", 3),)),),
+    ),
+)

@@ -1,0 +1,80 @@
+"""The seeded generator every game draws its chance from.
+
+SplitMix64 with rejection sampling: a fixed, documented algorithm, so the same seed gives the
+same shuffles on every machine, Python version and process (no ``hash()``, no global ``random``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TypeVar
+
+_MASK = (1 << 64) - 1
+_T = TypeVar("_T")
+
+MAX_SEED = _MASK
+"""Seeds are integers from 0 to 2**64 - 1."""
+
+
+class Rng:
+    """SplitMix64: a small, fast, portable pseudo-random generator."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int) -> None:
+        """Start from a seed in 0..2**64-1."""
+        self._state = seed & _MASK
+
+    def next_u64(self) -> int:
+        """The next 64-bit output."""
+        self._state = state = (self._state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in 0..n-1 (unbiased, by rejection)."""
+        if n <= 0:
+            raise ValueError(f"below() needs a positive bound, got {n}")
+        limit = ((_MASK + 1) // n) * n
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: list[_T]) -> None:
+        """Shuffle a list in place (Fisher-Yates)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def choice(self, items: tuple[_T, ...] | list[_T]) -> _T:
+        """A uniformly chosen element."""
+        return items[self.below(len(items))]
+
+    def clone(self) -> Rng:
+        """An independent copy in the same state."""
+        twin = Rng(0)
+        twin._state = self._state
+        return twin
+
+
+def derive_seed(seed: int, *labels: str | int) -> int:
+    """A new seed from a seed and labels (hand number, purpose), stable everywhere."""
+    text = ":".join([str(seed), *(str(label) for label in labels)])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
+    """The cards 0..size-1 in the order given by a seed and labels.
+
+    The 512-bit BLAKE2b hash of the seed and labels, read in the factorial number system,
+    drives a Fisher-Yates shuffle: uniform to within 2**-100 for decks of up to 80 cards.
+    """
+    text = ":".join([str(seed), *(str(label) for label in labels)])
+    number = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "big")
+    cards = list(range(size))
+    for i in range(size - 1, 0, -1):
+        number, j = divmod(number, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards

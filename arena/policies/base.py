@@ -1,0 +1,60 @@
+"""The policy interface, the random policy, and the name -> policy lookup."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Protocol
+
+from arena.games.api import Game, Observation
+from arena.games.params import GameError
+from arena.games.rng import Rng, derive_seed
+
+HEURISTIC_MODULES = {
+    "briscola": "arena.policies.briscola",
+    "briscola-31": "arena.policies.briscola",
+    "briscola-chiamata": "arena.policies.chiamata",
+    "briscola-chiamata-carta": "arena.policies.chiamata",
+    "briscola-chiamata-punti": "arena.policies.chiamata",
+    "briscola-chiamata-morto": "arena.policies.chiamata",
+    "briscola-chiamata-due-mazzi": "arena.policies.chiamata",
+}
+"""Game id -> module with a ``HeuristicPolicy(game, seat, seed)`` class."""
+
+
+class Policy(Protocol):
+    """Chooses one of the legal actions of an observation."""
+
+    def act(self, observation: Observation) -> int:
+        """The chosen action id."""
+        ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions, from its own seeded generator."""
+
+    def __init__(self, game: Game, seat: int, seed: int) -> None:
+        """Seed the generator from the match seed and the seat."""
+        self.rng = Rng(derive_seed(seed, "random-policy", seat))
+
+    def act(self, observation: Observation) -> int:
+        """A uniformly random legal action."""
+        return self.rng.choice(observation.legal_actions)
+
+
+def policy_names() -> list[str]:
+    """The reference policy names."""
+    return ["random", "heuristic"]
+
+
+def make_policy(name: str, game: Game, seat: int, seed: int) -> Policy:
+    """A reference policy by name for one seat of a game."""
+    if name == "random":
+        return RandomPolicy(game, seat, seed)
+    if name == "heuristic":
+        module_name = HEURISTIC_MODULES.get(game.id)
+        if module_name is None:
+            raise GameError(f"no heuristic policy for game {game.id!r}")
+        module = importlib.import_module(module_name)
+        policy: Policy = module.HeuristicPolicy(game, seat, seed)
+        return policy
+    raise GameError(f"unknown policy {name!r}; valid policies: {', '.join(policy_names())}")

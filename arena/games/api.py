@@ -132,6 +132,8 @@ class Game(ABC):
     deck: Deck
     points_total: int | None = None
     """Card points of a complete hand, when the game counts card points."""
+    card_points: tuple[int, ...] | None = None
+    """Card points per card id, when the game counts card points."""
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Keep the spec, seat count and validated parameters."""

@@ -101,6 +101,7 @@ class BriscolaGame(Game):
 
     deck = ITALIAN_40
     points_total = 120
+    card_points = POINTS
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Derive the seat layout from the seat count and parameters."""

@@ -208,7 +208,7 @@ class BriscolaState(State):
 
     # --- the API ----------------------------------------------------------------------------
 
-    def _compute_legal(self) -> list[int]:
+    def _legal_play(self) -> list[int]:
         """Cards in hand, plus declaring 31 and the trump swap where allowed."""
         if self._phase:
             return []
@@ -257,14 +257,15 @@ class BriscolaState(State):
         self._trump_card = own
         self._stock[0] = own
 
-    def _apply(self, card: int) -> None:
+    def _apply_play(self, action: int) -> None:
         """Play a card (resolving the trick and drawing), declare 31 or swap the trump."""
-        if card >= DECLARE_31:
-            if card == DECLARE_31:
+        if action >= DECLARE_31:
+            if action == DECLARE_31:
                 self._apply_declare()
             else:
                 self._apply_swap()
             return
+        card = action
         seat = self._current
         self._hands[seat].remove(card)
         trick = self._trick
@@ -300,6 +301,10 @@ class BriscolaState(State):
         self._current = winner
         if not self._hands[winner]:
             self._end_hand(self._normal_outcome())
+
+    # Briscola has a single phase of decisions: dispatch without a table.
+    _compute_legal = _legal_play
+    _apply = _apply_play
 
     # --- views ------------------------------------------------------------------------------
 

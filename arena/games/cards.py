@@ -6,6 +6,7 @@ A card is a small int. Three decks exist:
   French suits ♥ ♦ ♣ ♠), ranks A, 2-7, Fante (F), Cavallo (C), Re (R).
 - ``ITALIAN_80``: two Italian decks; id = copy * 40 + Italian id, so ``id % 40`` is the card
   and ``id // 40`` the copy (``a`` or ``b`` in the compact text form, e.g. ``7Da``).
+- ``ITALIAN_120``: three Italian decks (copies ``a``, ``b``, ``c``), for three tables at once.
 - ``FRENCH_52``: id = suit * 13 + rank, suits clubs, diamonds, hearts, spades, ranks 2..10,
   J, Q, K, A (rank 12 is the ace).
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+COPY_LETTERS = "abc"
 HIDDEN = -1
 """Stands for a face-down card in observations."""
 
@@ -147,7 +149,7 @@ class Deck:
         suit = (self.suit_symbols if symbols else self.suit_letters)[self.suit(card)]
         text = self.rank_letters[self.rank(card)] + suit
         if self.copies > 1:
-            text += "ab"[self.copy(card)]
+            text += COPY_LETTERS[self.copy(card)]
         return text
 
     def long_name(self, card: int, lang: str = "en") -> str:
@@ -161,15 +163,15 @@ class Deck:
         else:
             raise ValueError(f"unknown language {lang!r}: choose 'it' or 'en'")
         if self.copies > 1:
-            name += f" ({'ab'[self.copy(card)]})"
+            name += f" ({COPY_LETTERS[self.copy(card)]})"
         return name
 
     def parse(self, text: str) -> int:
         """The card id for a compact text form such as ``7D``, ``7♦``, ``10H`` or ``7Db``."""
         body = text.strip()
         copy = 0
-        if self.copies > 1 and body and body[-1] in "ab":
-            copy = "ab".index(body[-1])
+        if self.copies > 1 and body and body[-1] in COPY_LETTERS[:self.copies]:
+            copy = COPY_LETTERS.index(body[-1])
             body = body[:-1]
         if len(body) < 2:
             raise ValueError(f"not a card of the {self.name} deck: {text!r}")
@@ -197,10 +199,15 @@ ITALIAN_80 = Deck(
     ITALIAN_SUIT_LETTERS, ITALIAN_SUIT_SYMBOLS, ITALIAN_SUIT_NAMES_IT, ITALIAN_SUIT_NAMES_EN,
     ITALIAN_RANK_LETTERS, ITALIAN_RANK_NAMES_IT, ITALIAN_RANK_NAMES_EN,
 )
+ITALIAN_120 = Deck(
+    "italian-120", 120, 4, 10, 3,
+    ITALIAN_SUIT_LETTERS, ITALIAN_SUIT_SYMBOLS, ITALIAN_SUIT_NAMES_IT, ITALIAN_SUIT_NAMES_EN,
+    ITALIAN_RANK_LETTERS, ITALIAN_RANK_NAMES_IT, ITALIAN_RANK_NAMES_EN,
+)
 FRENCH_52 = Deck(
     "french-52", 52, 4, 13, 1,
     FRENCH_SUIT_LETTERS, FRENCH_SUIT_SYMBOLS, FRENCH_SUIT_NAMES_IT, FRENCH_SUIT_NAMES_EN,
     FRENCH_RANK_LETTERS, FRENCH_RANK_NAMES_IT, FRENCH_RANK_NAMES_EN,
 )
 
-DECKS = {deck.name: deck for deck in (ITALIAN_40, ITALIAN_80, FRENCH_52)}
+DECKS = {deck.name: deck for deck in (ITALIAN_40, ITALIAN_80, ITALIAN_120, FRENCH_52)}

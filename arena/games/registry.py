@@ -8,8 +8,14 @@ from arena.games.api import Game
 from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError
 
 BUILTIN_MODULES = (
+    "arena.games.misere",
     "arena.games.briscola",
     "arena.games.chiamata",
+    "arena.games.madrasso",
+    "arena.games.tressette",
+    "arena.games.tressette_pozzo",
+    "arena.games.tressette_non_prendere",
+    "arena.games.tressette_toro",
 )
 """Each module exposes ``SPECS``, a tuple of ``GameSpec``."""
 

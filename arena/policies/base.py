@@ -17,6 +17,12 @@ HEURISTIC_MODULES = {
     "briscola-chiamata-punti": "arena.policies.chiamata",
     "briscola-chiamata-morto": "arena.policies.chiamata",
     "briscola-chiamata-due-mazzi": "arena.policies.chiamata",
+    "misere": "arena.policies.misere",
+    "madrasso": "arena.policies.madrasso",
+    "tressette": "arena.policies.tressette",
+    "tressette-pozzo": "arena.policies.tressette_pozzo",
+    "tressette-non-prendere": "arena.policies.tressette_non_prendere",
+    "tressette-toro": "arena.policies.tressette_toro",
 }
 """Game id -> module with a ``HeuristicPolicy(game, seat, seed)`` class."""
 

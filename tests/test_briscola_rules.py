@@ -156,7 +156,7 @@ def test_partner_hand_shown_when_stock_empty() -> None:
 )
 def test_two_seat_outcome(points: tuple[int, int], expected: list[int]) -> None:
     """61 wins, 60-60 is a draw."""
-    from arena.games.briscola import pair_outcome
+    from arena.games.outcomes import pair_outcome
 
     winner = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
     assert pair_outcome(winner, 2, (0, 1)) == expected
@@ -168,7 +168,7 @@ def test_two_seat_outcome(points: tuple[int, int], expected: list[int]) -> None:
 )
 def test_three_seat_outcome(winners: list[int], expected: list[int]) -> None:
     """Each of k winners gets 3-k, each loser -k: zero-sum."""
-    from arena.games.briscola import side_outcome
+    from arena.games.outcomes import side_outcome
 
     assert side_outcome(winners, 3) == expected
 

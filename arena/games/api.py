@@ -189,7 +189,7 @@ class State(ABC):
     """A position in a match: whose turn, the legal actions, and how to move on."""
 
     __slots__ = ("_actions", "_current", "_deal_count", "_deals", "_injected", "_legal", "_log",
-                 "_returns", "_seed", "game", "rng")
+                 "_returns", "_seed", "_views", "game", "rng")
 
     def __init__(self, game: Game, seed: int, deal: DealInput) -> None:
         """Common bookkeeping: seed, injected deals, action history, event log."""
@@ -200,6 +200,7 @@ class State(ABC):
         self._deal_count = 0
         self._actions: list[int] = []
         self._log: list[LogEntry] = []
+        self._views: dict[int, list[Event]] = {}
         self._legal: list[int] | None = None
         self._returns = [0.0] * game.num_players
         self._current = TERMINAL
@@ -314,15 +315,19 @@ class State(ABC):
                      for kind, who, cards, values, _ in self._log)
 
     def _events_for(self, seat: int) -> tuple[Event, ...]:
-        """The event log as ``seat`` sees it."""
-        bit = 1 << seat
-        events = []
-        for kind, who, cards, values, viewers in self._log:
-            if viewers == ALL_SEATS or viewers & bit:
-                events.append(Event(EventKind(kind), who, cards, values))
-            else:
-                events.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
-        return tuple(events)
+        """The event log as ``seat`` sees it; each entry is masked once (the log only grows)."""
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = []
+        log = self._log
+        if len(view) < len(log):
+            bit = 1 << seat
+            for kind, who, cards, values, viewers in log[len(view):]:
+                if viewers == ALL_SEATS or viewers & bit:
+                    view.append(Event(EventKind(kind), who, cards, values))
+                else:
+                    view.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
+        return tuple(view)
 
 
 def play_entries(kind: EventKind, num_seats: int, num_cards: int,

@@ -1,0 +1,318 @@
+"""``arena bench engine``: random-playout speed of every game against OpenSpiel's ``oh_hell``.
+
+A playout starts a match with ``new_initial_state(seed)`` (seeds increasing) and applies a
+uniformly random legal action until the match is over; every applied action is a decision.
+The baseline, OpenSpiel's ``oh_hell`` with 4 players and 12 tricks, is driven from the same
+kind of Python loop, its chance nodes sampled from ``chance_outcomes()`` with the same kind of
+generator; only its non-chance actions count as decisions.
+
+The machines are shared and noisy, so each game measurement is paired with a baseline
+measurement taken just before it, each a fixed wall-time budget, the whole round repeated; the
+figures are medians and the ratio is the game's median decisions/s over the median of its
+paired baseline measurements. Rates count the measuring thread's CPU time, so time the
+scheduler gives to other processes does not lower them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from arena.games import Game, all_configurations, get_spec, load_game
+
+GOAL_RATIO = 2.0
+"""A game should make at least this many decisions per second per baseline decision."""
+
+DEFAULT_SECONDS = 0.5
+"""Time budget of one measurement."""
+
+DEFAULT_REPEATS = 5
+"""Rounds of interleaved measurements; the report gives medians."""
+
+BASELINE_GAME = "oh_hell"
+BASELINE_PARAMS: dict[str, int] = {"players": 4, "num_tricks_fixed": 12}
+INSTALL_HINT = ("the engine benchmark needs OpenSpiel (module pyspiel), which is not installed: "
+                "run pip install -e '.[bench]'")
+
+CPU_CLOCK: Callable[[], float] = (
+    time.thread_time if time.get_clock_info("thread_time").resolution <= 1e-6
+    else time.perf_counter)
+"""The clock of the rates: the thread's CPU time, or wall time where that clock is coarse."""
+CPU_CLOCK_NAME = "thread CPU time" if CPU_CLOCK is time.thread_time else "wall time"
+CPU_RESOLUTION = 1e-9
+"""The smallest CPU time a sample may report (a guard against dividing by zero)."""
+
+PIPE_WIDTH = 120
+"""Table width when stdout is not a terminal (rich would otherwise assume 80 columns)."""
+
+Runner = Callable[[float], "Sample"]
+"""Runs playouts for at least the given number of seconds (and at least one playout)."""
+
+
+class BenchDependencyError(RuntimeError):
+    """The baseline's library (OpenSpiel) is not installed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One measurement: whole playouts and decisions, and the CPU ``seconds`` they took."""
+
+    playouts: int
+    decisions: int
+    seconds: float
+
+    @property
+    def decisions_per_s(self) -> float:
+        """Decisions per second."""
+        return self.decisions / self.seconds
+
+    @property
+    def playouts_per_s(self) -> float:
+        """Playouts per second."""
+        return self.playouts / self.seconds
+
+
+class ArenaRunner:
+    """Random playouts of one arena game configuration; seeds keep increasing across calls."""
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        """Seed the action choices; match seeds start at 0."""
+        self.game = game
+        self.next_seed = 0
+        self.rand = random.Random(seed).random
+
+    def __call__(self, seconds: float) -> Sample:
+        """Play whole matches until ``seconds`` have passed."""
+        new_state = self.game.new_initial_state
+        rand = self.rand
+        wall, cpu = time.perf_counter, CPU_CLOCK
+        seed = self.next_seed
+        playouts = decisions = 0
+        start, cpu_start = wall(), cpu()
+        while True:
+            state = new_state(seed)
+            seed += 1
+            while not state.is_terminal():
+                actions = state.legal_actions()
+                state.apply_action(actions[int(rand() * len(actions))])
+                decisions += 1
+            playouts += 1
+            if wall() - start >= seconds:
+                self.next_seed = seed
+                return Sample(playouts, decisions, max(cpu() - cpu_start, CPU_RESOLUTION))
+
+
+class OpenSpielRunner:
+    """Random playouts of an OpenSpiel game; chance outcomes sampled with the same generator."""
+
+    def __init__(self, game: Any, seed: int = 0) -> None:
+        """Keep a loaded ``pyspiel`` game and seed the generator."""
+        self.game = game
+        self.rand = random.Random(seed).random
+
+    def __call__(self, seconds: float) -> Sample:
+        """Play whole games until ``seconds`` have passed; chance actions are not decisions."""
+        new_state = self.game.new_initial_state
+        rand = self.rand
+        wall, cpu = time.perf_counter, CPU_CLOCK
+        playouts = decisions = 0
+        start, cpu_start = wall(), cpu()
+        while True:
+            state = new_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    chosen = outcomes[-1][0]
+                    left = rand()
+                    for action, probability in outcomes:
+                        left -= probability
+                        if left < 0.0:
+                            chosen = action
+                            break
+                    state.apply_action(chosen)
+                else:
+                    actions = state.legal_actions()
+                    state.apply_action(actions[int(rand() * len(actions))])
+                    decisions += 1
+            playouts += 1
+            if wall() - start >= seconds:
+                return Sample(playouts, decisions, max(cpu() - cpu_start, CPU_RESOLUTION))
+
+
+def load_baseline() -> Any:
+    """OpenSpiel's ``oh_hell`` game, or ``BenchDependencyError`` when OpenSpiel is missing."""
+    try:
+        pyspiel = importlib.import_module("pyspiel")
+    except ImportError:
+        raise BenchDependencyError(INSTALL_HINT) from None
+    return pyspiel.load_game(BASELINE_GAME, dict(BASELINE_PARAMS))
+
+
+def baseline_version() -> str:
+    """The installed OpenSpiel version, or ``unknown``."""
+    try:
+        return metadata.version("open_spiel")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def configurations(game_id: str | None) -> list[tuple[str, int]]:
+    """(game id, seats) with default parameters: every game, or every seat count of one."""
+    if game_id is not None:
+        get_spec(game_id)
+    return [(gid, seats) for gid, seats, params in all_configurations()
+            if not params and (game_id is None or gid == game_id)]
+
+
+def summarize(samples: list[Sample]) -> dict[str, Any]:
+    """Median rates of some samples, the mean decisions per playout, and the raw rates."""
+    playouts = sum(sample.playouts for sample in samples)
+    decisions = sum(sample.decisions for sample in samples)
+    return {
+        "playouts_per_s": round(statistics.median(s.playouts_per_s for s in samples), 1),
+        "decisions_per_s": round(statistics.median(s.decisions_per_s for s in samples), 1),
+        "decisions_per_playout": round(decisions / playouts, 2),
+        "decisions_per_s_samples": [round(s.decisions_per_s, 1) for s in samples],
+    }
+
+
+Progress = Callable[[str], None]
+
+
+def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECONDS,
+                     repeats: int = DEFAULT_REPEATS,
+                     progress: Progress | None = None) -> dict[str, Any]:
+    """Measure every configuration (or one game's) against the baseline; the JSON-ready report."""
+    if seconds <= 0:
+        raise ValueError(f"seconds must be positive, got {seconds}")
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    configs = configurations(game_id)
+    baseline = OpenSpielRunner(load_baseline())
+    runners = [ArenaRunner(load_game(gid, seats)) for gid, seats in configs]
+    warm_up: list[Runner] = [baseline, *runners]
+    for runner in warm_up:
+        runner(0.0)
+    game_samples: list[list[Sample]] = [[] for _ in configs]
+    paired: list[list[Sample]] = [[] for _ in configs]
+    for repeat in range(repeats):
+        for index, (gid, seats) in enumerate(configs):
+            if progress is not None:
+                progress(f"{gid} with {seats} seats, round {repeat + 1} of {repeats}")
+            paired[index].append(baseline(seconds))
+            game_samples[index].append(runners[index](seconds))
+    results = []
+    for index, (gid, seats) in enumerate(configs):
+        summary = summarize(game_samples[index])
+        base = statistics.median(s.decisions_per_s for s in paired[index])
+        ratio = statistics.median(s.decisions_per_s for s in game_samples[index]) / base
+        results.append({
+            "game": gid,
+            "players": seats,
+            **summary,
+            "baseline_decisions_per_s": round(base, 1),
+            "baseline_decisions_per_s_samples": [round(s.decisions_per_s, 1)
+                                                 for s in paired[index]],
+            "ratio": round(ratio, 3),
+            "meets_goal": ratio >= GOAL_RATIO,
+        })
+    every_baseline = [sample for samples in paired for sample in samples]
+    return {
+        "baseline": {
+            "game": BASELINE_GAME,
+            "params": dict(BASELINE_PARAMS),
+            "library": f"open_spiel {baseline_version()}",
+            "driver": "python loop",
+            **summarize(every_baseline),
+        },
+        "results": results,
+        "goal_ratio": GOAL_RATIO,
+        "repeats": repeats,
+        "seconds": seconds,
+        "clock": CPU_CLOCK_NAME,
+        "python": platform.python_version(),
+    }
+
+
+def render_table(report: dict[str, Any]) -> Table:
+    """The report as a rich table, one row per game configuration."""
+    base = report["baseline"]
+    goal = report["goal_ratio"]
+    params = ", ".join(f"{key}={value}" for key, value in base["params"].items())
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        title="Engine speed: random playouts, decisions per second",
+        caption=(f"baseline: {base['library']} {base['game']}({params}) from a Python loop, "
+                 f"{base['decisions_per_s']:,.0f} decisions/s\nmedians of {report['repeats']} "
+                 f"interleaved runs of {report['seconds']} s each, per second of "
+                 f"{report['clock']}; goal: ratio >= {goal}"),
+    )
+    table.add_column("game", no_wrap=True)
+    table.add_column("seats", justify="right")
+    table.add_column("playouts/s", justify="right")
+    table.add_column("decisions/s", justify="right")
+    table.add_column("dec/playout", justify="right")
+    table.add_column("baseline/s", justify="right")
+    table.add_column("ratio", justify="right")
+    table.add_column("goal")
+    for row in report["results"]:
+        mark = "[green]✓[/green]" if row["meets_goal"] else "[red]✗[/red]"
+        table.add_row(
+            row["game"],
+            str(row["players"]),
+            f"{row['playouts_per_s']:,.0f}",
+            f"{row['decisions_per_s']:,.0f}",
+            f"{row['decisions_per_playout']:.1f}",
+            f"{row['baseline_decisions_per_s']:,.0f}",
+            f"{row['ratio']:.2f}",
+            mark,
+        )
+    return table
+
+
+@contextmanager
+def _status(console: Console) -> Iterator[Progress]:
+    """A transient status line on stderr, updated through the yielded callback."""
+    with console.status("measuring") as status:
+        yield lambda text: status.update(f"measuring {text}")
+
+
+def bench_engine_command(game_id: str | None = None, as_json: bool = False,
+                         seconds: float = DEFAULT_SECONDS,
+                         repeats: int = DEFAULT_REPEATS) -> None:
+    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
+    if seconds <= 0:
+        raise typer.BadParameter(f"must be positive, got {seconds}", param_hint="--seconds")
+    if repeats < 1:
+        raise typer.BadParameter(f"must be at least 1, got {repeats}", param_hint="--repeats")
+    errors = Console(stderr=True)
+    try:
+        with _status(errors) as progress:
+            report = run_engine_bench(game_id, seconds, repeats, progress)
+    except BenchDependencyError as error:
+        errors.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console.width = max(console.width, PIPE_WIDTH)
+        console.print(render_table(report))

@@ -309,10 +309,14 @@ class State(ABC):
         """Log an event; ``viewers`` is a bit mask of the seats that see its content."""
         self._log.append((kind, seat, cards, values, viewers))
 
-    def full_events(self) -> tuple[Event, ...]:
-        """The whole event log unmasked: for tests, and for replays after the match ends."""
+    def full_events(self, start: int = 0) -> tuple[Event, ...]:
+        """The event log unmasked from entry ``start``: for tests, and replays after the end."""
         return tuple(Event(EventKind(kind), who, cards, values)
-                     for kind, who, cards, values, _ in self._log)
+                     for kind, who, cards, values, _ in self._log[start:])
+
+    def event_count(self) -> int:
+        """How many events have been logged so far."""
+        return len(self._log)
 
     def _events_for(self, seat: int) -> tuple[Event, ...]:
         """The event log as ``seat`` sees it; each entry is masked once (the log only grows)."""

@@ -188,8 +188,8 @@ class Game(ABC):
 class State(ABC):
     """A position in a match: whose turn, the legal actions, and how to move on."""
 
-    __slots__ = ("_actions", "_current", "_deal_count", "_deals", "_injected", "_legal", "_log",
-                 "_returns", "_seed", "_views", "game", "rng")
+    __slots__ = ("_actions", "_audience", "_current", "_deal_count", "_deals", "_injected",
+                 "_legal", "_log", "_returns", "_seed", "_views", "_views_upto", "game", "rng")
 
     def __init__(self, game: Game, seed: int, deal: DealInput) -> None:
         """Common bookkeeping: seed, injected deals, action history, event log."""
@@ -201,6 +201,10 @@ class State(ABC):
         self._actions: list[int] = []
         self._log: list[LogEntry] = []
         self._views: dict[int, list[Event]] = {}
+        self._views_upto: dict[int, int] = {}
+        self._audience: list[int] | None = None
+        """Games where some seats must not even know an event happened keep, per log entry, a
+        bit mask of the seats that see it at all; None means every seat sees every entry."""
         self._legal: list[int] | None = None
         self._returns = [0.0] * game.num_players
         self._current = TERMINAL
@@ -324,13 +328,19 @@ class State(ABC):
         if view is None:
             view = self._views[seat] = []
         log = self._log
-        if len(view) < len(log):
+        start = self._views_upto.get(seat, 0)
+        if start < len(log):
             bit = 1 << seat
-            for kind, who, cards, values, viewers in log[len(view):]:
+            audience = self._audience
+            for index in range(start, len(log)):
+                kind, who, cards, values, viewers = log[index]
+                if audience is not None and not audience[index] & bit:
+                    continue
                 if viewers == ALL_SEATS or viewers & bit:
                     view.append(Event(EventKind(kind), who, cards, values))
                 else:
                     view.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
+            self._views_upto[seat] = len(log)
         return tuple(view)
 
 

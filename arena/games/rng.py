@@ -7,6 +7,8 @@ same shuffles on every machine, Python version and process (no ``hash()``, no gl
 from __future__ import annotations
 
 import hashlib
+import math
+from functools import cache
 from typing import TypeVar
 
 _MASK = (1 << 64) - 1
@@ -65,16 +67,45 @@ def derive_seed(seed: int, *labels: str | int) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+@cache
+def _radix_groups(size: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The radices size, size-1, ..., 2 in runs whose product fits in 60 bits."""
+    groups: list[tuple[int, tuple[int, ...]]] = []
+    product, radices = 1, list[int]()
+    for radix in range(size, 1, -1):
+        if product * radix >= 1 << 60:
+            groups.append((product, tuple(radices)))
+            product, radices = 1, []
+        product *= radix
+        radices.append(radix)
+    if radices:
+        groups.append((product, tuple(radices)))
+    return tuple(groups)
+
+
+@cache
+def _entropy_bytes(size: int) -> int:
+    """Hash bytes for a shuffle of ``size`` cards: log2(size!) bits plus 128 to spare."""
+    return (math.factorial(size).bit_length() + 128 + 7) // 8
+
+
 def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
     """The cards 0..size-1 in the order given by a seed and labels.
 
-    The 512-bit BLAKE2b hash of the seed and labels, read in the factorial number system,
-    drives a Fisher-Yates shuffle: uniform to within 2**-100 for decks of up to 80 cards.
+    The SHAKE-256 hash of the seed and labels, log2(size!) + 128 bits long, is read as a number
+    and written in the mixed radix size, size-1, ..., 2: the digits pick each next card from the
+    cards left (a Lehmer code), so every order is equally likely to within 2**-128.
     """
     text = ":".join([str(seed), *(str(label) for label in labels)])
-    number = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=64).digest(), "big")
-    cards = list(range(size))
-    for i in range(size - 1, 0, -1):
-        number, j = divmod(number, i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards
+    digest = hashlib.shake_256(text.encode()).digest(_entropy_bytes(size))
+    number = int.from_bytes(digest, "big")
+    left = list(range(size))
+    order: list[int] = []
+    take, put = left.pop, order.append
+    for product, radices in _radix_groups(size):
+        number, chunk = divmod(number, product)
+        for radix in radices:
+            chunk, digit = divmod(chunk, radix)
+            put(take(digit))
+    order.extend(left)
+    return order

@@ -16,6 +16,9 @@ BUILTIN_MODULES = (
     "arena.games.tressette_pozzo",
     "arena.games.tressette_non_prendere",
     "arena.games.tressette_toro",
+    "arena.games.scopa",
+    "arena.games.vecchia",
+    "arena.games.presidente",
 )
 """Each module exposes ``SPECS``, a tuple of ``GameSpec``."""
 

@@ -23,6 +23,10 @@ HEURISTIC_MODULES = {
     "tressette-pozzo": "arena.policies.tressette_pozzo",
     "tressette-non-prendere": "arena.policies.tressette_non_prendere",
     "tressette-toro": "arena.policies.tressette_toro",
+    "scopa": "arena.policies.scopa",
+    "scopone": "arena.policies.scopa",
+    "vecchia": "arena.policies.vecchia",
+    "presidente": "arena.policies.presidente",
 }
 """Game id -> module with a ``HeuristicPolicy(game, seat, seed)`` class."""
 

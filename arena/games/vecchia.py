@@ -1,0 +1,5 @@
+"""Placeholder: this game module is being written."""
+
+from arena.games.params import GameSpec
+
+SPECS: tuple[GameSpec, ...] = ()

@@ -68,6 +68,9 @@ TWO_OF_BASTONI = ITALIAN_40.card(Suit.BASTONI, Rank.DUE)
 DECLARE_TARGET = 31
 
 _PLAY = EventKind.PLAY
+_HAND_START = EventKind.HAND_START
+_DEAL = EventKind.DEAL
+_TRUMP = EventKind.TRUMP
 _TRICK = EventKind.TRICK
 _DRAW = EventKind.DRAW
 TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
@@ -100,6 +103,20 @@ class BriscolaGame(Game):
         swap = params.get("trump_swap", "none")
         self.swap_rank = {"seven": Rank.SETTE, "two": Rank.DUE}.get(str(swap))
         self.has_extra_actions = self.declare_31 or self.swap_rank is not None
+        self.hands = int(params["hands"])
+        self.declare_outcomes = tuple(
+            (self._declare_outcome(seat, False), self._declare_outcome(seat, True))
+            for seat in range(num_players))
+
+    def _declare_outcome(self, seat: int, claim_true: bool) -> list[int]:
+        """Game points when ``seat`` declares 31 truly or falsely."""
+        n = self.num_players
+        mine = [s for s in range(n) if self.team_of[s] == self.team_of[seat]]
+        others = [s for s in range(n) if s not in mine]
+        if n == 3:
+            return side_outcome(mine if claim_true else others, n)
+        return pair_outcome(self.team_of[seat] if claim_true else self.team_of[others[0]], n,
+                            self.team_of)
 
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
         """Pairs 0+2 and 1+3 with four seats."""
@@ -134,24 +151,27 @@ class BriscolaState(State):
         order = self._next_deal()
         if game.removed:
             order = [card for card in order if card not in game.removed]
-        first = (self._dealer + 1) % n
+        dealer = self._dealer
+        first = (dealer + 1) % n
         # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
-        self._hands: list[list[int]] = [[] for _ in range(n)]
+        hands: list[list[int]] = [[] for _ in range(n)]
         for index in range(n):
-            self._hands[(first + index) % n] = sorted(order[index:3 * n:n])
-        self._trump_card = order[3 * n]
-        self._trump = SUIT[self._trump_card]
+            hands[(first + index) % n] = sorted(order[index:3 * n:n])
+        self._hands = hands
+        trump_card = self._trump_card = order[3 * n]
+        trump = self._trump = SUIT[trump_card]
         # The stock is drawn from the end; the face-up card is drawn last.
-        self._stock = [self._trump_card, *reversed(order[3 * n + 1:])]
+        self._stock = stock = order[:3 * n:-1]
+        stock.insert(0, trump_card)
         self._trick: list[int] = []
         self._points = [0] * n
         self._leader = first
         self._current = first
         self._phase = Phase.PLAY
-        self._event(EventKind.HAND_START, self._dealer, values=(self._hand_number,))
-        for seat in range(n):
-            self._event(EventKind.DEAL, seat, tuple(self._hands[seat]), viewers=1 << seat)
-        self._event(EventKind.TRUMP, self._dealer, (self._trump_card,), (self._trump,))
+        log = self._log
+        log.append((_HAND_START, dealer, (), (self._hand_number,), ALL_SEATS))
+        log.extend([(_DEAL, seat, tuple(hands[seat]), (), 1 << seat) for seat in range(n)])
+        log.append((_TRUMP, dealer, (trump_card,), (trump,), ALL_SEATS))
 
     def _end_hand(self, outcome: list[int]) -> None:
         """Score the hand, then deal the next one or end the match."""
@@ -165,7 +185,7 @@ class BriscolaState(State):
         for seat, value in enumerate(outcome):
             self._returns[seat] += value
         self._hand_number += 1
-        if self._hand_number >= int(game.params["hands"]):
+        if self._hand_number >= game.hands:
             self._phase = Phase.OVER
             self._current = TERMINAL
             self._event(EventKind.MATCH_END, -1, values=tuple(int(r) for r in self._returns))
@@ -218,17 +238,10 @@ class BriscolaState(State):
 
     def _apply_declare(self) -> None:
         """A true claim wins the hand for the declarer's side, a false one loses it."""
-        game = self.game
         seat = self._current
         side = self.side_points(seat)
         self._event(EventKind.DECLARE, seat, values=(side,))
-        claim_true = side >= DECLARE_TARGET
-        mine = [s for s in range(game.num_players) if game.team_of[s] == game.team_of[seat]]
-        others = [s for s in range(game.num_players) if s not in mine]
-        self._end_hand(side_outcome(mine if claim_true else others, game.num_players)
-                       if game.num_players == 3 else
-                       pair_outcome(game.team_of[seat] if claim_true else game.team_of[others[0]],
-                                    game.num_players, game.team_of))
+        self._end_hand(self.game.declare_outcomes[seat][side >= DECLARE_TARGET])
 
     def _apply_swap(self) -> None:
         """Exchange the 7 (or 2) of trump in hand with the face-up card."""
@@ -259,7 +272,9 @@ class BriscolaState(State):
         self._log.append(_PLAY_ENTRY[seat][card])
         n = len(self._hands)
         if len(trick) < n:
-            self._current = (seat + 1) % n
+            self._current = following = (seat + 1) % n
+            if not self.game.has_extra_actions:
+                self._legal = self._hands[following]  # kept sorted: the legal plays
             return
         keys = TRICK_KEYS[self._trump][SUIT[trick[0]]]
         best, best_key, points = 0, keys[trick[0]], 0

@@ -11,13 +11,23 @@ generator inside the state, so a match is fully given by (game, params, seed, ac
 Events are logged as plain tuples ``(kind, seat, cards, values, viewers)``; ``viewers`` is a
 bit mask of the seats that may see the cards and values (``ALL_SEATS`` for public events).
 An observation masks, for every other seat, the cards as ``HIDDEN`` and the values as empty.
+The log only grows: an entry is never changed once written.
+
+Conventions every game follows (the generic tests check them):
+- DEAL events are private to their seat; a hand the rules show goes in ``visible_hands``.
+- A card is won by a TRICK or a CAPTURE event (its ``cards``); HAND_END ``cards`` lists every
+  card of the deck not won that hand, and its ``values`` the per-seat card points of the hand
+  (one more value for a dead hand); with ``Game.card_points`` set, won points add up to
+  ``Game.points_total``.
+- ``returns()`` are zero-sum game points of the match: the sum of the hands' SCORE events in
+  games scored hand by hand, the match outcome in games played to a target.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any
 
@@ -104,7 +114,7 @@ class Observation:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (the canonical serialized observation)."""
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in _OBSERVATION_FIELDS}
         data["events"] = [event.to_dict() for event in self.events]
         return data
 
@@ -122,6 +132,8 @@ class Observation:
         return seen
 
 
+_OBSERVATION_FIELDS = tuple(field.name for field in fields(Observation))
+
 LogEntry = tuple[int, int, tuple[int, ...], tuple[int, ...], int]
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
 
@@ -134,6 +146,8 @@ class Game(ABC):
     """Card points of a complete hand, when the game counts card points."""
     card_points: tuple[int, ...] | None = None
     """Card points per card id, when the game counts card points."""
+    dead_hand: bool = False
+    """True when a hand plays without a seat (il morto): HAND_END then has one more value."""
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Keep the spec, seat count and validated parameters."""

@@ -187,6 +187,7 @@ class ChiamataGame(Game):
         self.card_points = POINTS[:self.deck.size]
         self.auction = str(params.get("auction", _FIXED_AUCTION.get(spec.id, CARTA)))
         self.morto = spec.id == "briscola-chiamata-morto" or bool(params.get("morto", False))
+        self.dead_hand = self.morto
         self.num_hands = num_players + (1 if self.morto else 0)
         removed: tuple[int, ...] = ()
         if num_players == 6 and not self.two_decks:

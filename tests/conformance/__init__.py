@@ -1,0 +1,1 @@
+"""Conformance tests that every registered game configuration passes unchanged."""

@@ -71,7 +71,8 @@ def derive_seed(seed: int, *labels: str | int) -> int:
 def _radix_groups(size: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The radices size, size-1, ..., 2 in runs whose product fits in 60 bits."""
     groups: list[tuple[int, tuple[int, ...]]] = []
-    product, radices = 1, list[int]()
+    radices: list[int] = []
+    product = 1
     for radix in range(size, 1, -1):
         if product * radix >= 1 << 60:
             groups.append((product, tuple(radices)))

@@ -132,6 +132,7 @@ def game_info(spec: GameSpec) -> dict[str, Any]:
         "section": spec.section,
         "summary": spec.summary,
         "rules_version": spec.rules_version,
+        "origin": spec.origin,
         "params": [param_info(param) for param in spec.params],
     }
 
@@ -144,8 +145,9 @@ def games_table(specs: Sequence[GameSpec]) -> Table:
     for spec in specs:
         game = Text(spec.id, style="bold")
         seats = ", ".join(map(str, spec.seats[1:]))
+        source = f"RULES.md §{spec.section}" if spec.origin == "arena" else f"from {spec.origin}"
         game.append(f"\n{spec.title}\nseats {spec.seats[0]} (default){', ' if seats else ''}"
-                    f"{seats}\nRULES.md §{spec.section}")
+                    f"{seats}\n{source}")
         lines = [spec.summary] if spec.summary else []
         lines.extend(f"{p.name}={_text(p.default)} ({p.describe()})" for p in spec.params)
         table.add_row(game, "\n".join(lines))

@@ -7,7 +7,7 @@ import pytest
 from arena.games import GameError, load_game
 from arena.games.registry import all_configurations
 from arena.policies import make_policy
-from arena.policies.base import HEURISTIC_MODULES
+from arena.policies.base import has_heuristic
 
 DEALS = 40
 
@@ -24,7 +24,7 @@ def play(game_id: str, players: int, params: dict[str, object], seed: int,
     return state.returns()
 
 
-HEURISTIC_CONFIGURATIONS = [c for c in all_configurations() if c[0] in HEURISTIC_MODULES]
+HEURISTIC_CONFIGURATIONS = [c for c in all_configurations() if has_heuristic(c[0])]
 
 
 @pytest.mark.parametrize(("game_id", "players", "params"), HEURISTIC_CONFIGURATIONS,

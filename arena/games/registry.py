@@ -1,8 +1,18 @@
-"""Game ids -> specs and factories, and ``load_game`` with parameter validation."""
+"""Game ids -> specs and factories, and ``load_game`` with parameter validation.
+
+Built-in games come from ``BUILTIN_MODULES``; installed packages add games through the entry
+point group ``cardarena.games``. A plugin that fails to load, or that reuses a registered id, is
+skipped and recorded in ``plugin_problems()``; it never hides the built-in games.
+"""
 
 from __future__ import annotations
 
 import importlib
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from importlib.metadata import EntryPoint, entry_points
+from types import ModuleType
 
 from arena.games.api import Game
 from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError
@@ -22,35 +32,148 @@ BUILTIN_MODULES = (
 )
 """Each module exposes ``SPECS``, a tuple of ``GameSpec``."""
 
+ENTRY_POINT_GROUP = "cardarena.games"
+"""Entry points of this group name a module with ``SPECS``, or a ``GameSpec`` or tuple of them."""
+
+logger = logging.getLogger(__name__)
+
+@dataclass(frozen=True)
+class PluginProblem:
+    """A plugin (or one of its games) that was skipped, and why."""
+
+    package: str
+    entry_point: str
+    message: str
+
+    def __str__(self) -> str:
+        """One line naming the package, the entry point and the problem."""
+        return f"game plugin {self.entry_point!r} of package {self.package!r}: {self.message}"
+
+
 _SPECS: dict[str, GameSpec] = {}
+_PROBLEMS: list[PluginProblem] = []
+_loaded = False
 
 
 def register(spec: GameSpec) -> None:
     """Add a game id; a duplicate id is an error."""
-    if spec.id in _SPECS:
-        raise ValueError(f"game id {spec.id!r} is already registered")
+    _load_all()
+    _add(spec)
+
+
+def _add(spec: GameSpec) -> None:
+    """Add a game id to the catalogue; a duplicate id is an error naming the holder."""
+    holder = _SPECS.get(spec.id)
+    if holder is not None:
+        raise ValueError(f"game id {spec.id!r} is already registered by {holder.origin!r}")
     _SPECS[spec.id] = spec
 
 
-def _load_builtins() -> None:
-    """Import the built-in game modules once."""
-    if _SPECS:
+def plugin_entry_points() -> Iterable[EntryPoint]:
+    """The installed entry points of the ``cardarena.games`` group, in a stable order."""
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    return sorted(found, key=lambda ep: (package_name(ep), ep.name, ep.value))
+
+
+def package_name(entry_point: EntryPoint) -> str:
+    """The distribution that declares an entry point (its module when unknown)."""
+    dist = entry_point.dist
+    if dist is not None and dist.name:
+        return str(dist.name)
+    return entry_point.value.partition(":")[0].partition(".")[0] or entry_point.name
+
+
+def specs_of(loaded: object) -> tuple[GameSpec, ...]:
+    """The ``GameSpec``s that a loaded entry point provides, or a ``TypeError`` saying why not."""
+    provided = loaded
+    if isinstance(loaded, ModuleType):
+        if not hasattr(loaded, "SPECS"):
+            raise TypeError(f"module {loaded.__name__} has no SPECS")
+        provided = loaded.SPECS
+    if isinstance(provided, GameSpec):
+        return (provided,)
+    if isinstance(provided, tuple | list) and all(isinstance(s, GameSpec) for s in provided):
+        return tuple(provided)
+    raise TypeError(f"expected a GameSpec, a tuple of GameSpec or a module with SPECS, "
+                    f"got {type(provided).__name__}")
+
+
+def load_plugin(entry_point: EntryPoint, taken: Mapping[str, GameSpec]
+                ) -> tuple[list[GameSpec], list[PluginProblem]]:
+    """The specs of one entry point, marked with their package, and the problems found.
+
+    A game whose id is in ``taken`` (or repeated within the plugin) is skipped on its own.
+    """
+    package = package_name(entry_point)
+    label = f"{entry_point.name} = {entry_point.value}"
+    try:
+        specs = specs_of(entry_point.load())
+    except Exception as error:  # any failure inside foreign code skips that plugin only
+        message = f"skipped: {type(error).__name__}: {error}"
+        return [], [PluginProblem(package, label, message)]
+    holders = {game_id: spec.origin for game_id, spec in taken.items()}
+    accepted: list[GameSpec] = []
+    problems: list[PluginProblem] = []
+    for spec in specs:
+        holder = holders.get(spec.id)
+        if holder is not None:
+            problems.append(PluginProblem(
+                package, label, f"game {spec.id!r} skipped: the id is already registered by "
+                                f"{holder!r}"))
+            continue
+        holders[spec.id] = package
+        accepted.append(replace(spec, origin=package))
+    return accepted, problems
+
+
+def _load_plugins() -> None:
+    """Register the games of every installed plugin, recording the ones skipped."""
+    for entry_point in plugin_entry_points():
+        specs, problems = load_plugin(entry_point, _SPECS)
+        for spec in specs:
+            _SPECS[spec.id] = spec
+        for problem in problems:
+            logger.warning("%s", problem)
+        _PROBLEMS.extend(problems)
+
+
+def _load_all() -> None:
+    """Import the built-in game modules, then the plugins, once."""
+    global _loaded
+    if _loaded:
         return
+    _loaded = True
     for module_name in BUILTIN_MODULES:
         module = importlib.import_module(module_name)
         for spec in module.SPECS:
-            register(spec)
+            _add(spec)
+    _load_plugins()
+
+
+def reload() -> None:
+    """Forget every registered game and load the built-ins and the installed plugins again."""
+    global _loaded
+    _SPECS.clear()
+    _PROBLEMS.clear()
+    _loaded = False
+    _load_all()
+
+
+def plugin_problems() -> list[PluginProblem]:
+    """The plugins, or plugin games, skipped while loading the catalogue."""
+    _load_all()
+    return list(_PROBLEMS)
 
 
 def game_ids() -> list[str]:
-    """Every registered game id, in catalogue order."""
-    _load_builtins()
+    """Every registered game id, in catalogue order (built-ins first, then plugins)."""
+    _load_all()
     return list(_SPECS)
 
 
 def get_spec(game_id: str) -> GameSpec:
     """The spec of a game id, or an error listing the valid ids."""
-    _load_builtins()
+    _load_all()
     spec = _SPECS.get(game_id)
     if spec is None:
         raise UnknownGameError(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
+from importlib.metadata import entry_points
+from typing import Any, Protocol
 
 from arena.games.api import Game, Observation
 from arena.games.params import GameError
@@ -30,6 +31,9 @@ HEURISTIC_MODULES = {
 }
 """Game id -> module with a ``HeuristicPolicy(game, seat, seed)`` class."""
 
+PLUGIN_GROUP = "cardarena.policies"
+"""Entry point group where a game plugin names its heuristic class, under the game id."""
+
 
 class Policy(Protocol):
     """Chooses one of the legal actions of an observation."""
@@ -51,6 +55,24 @@ class RandomPolicy:
         return self.rng.choice(observation.legal_actions)
 
 
+def _heuristic_class(game_id: str) -> Any:
+    """The heuristic class of a built-in or plugin game, or None."""
+    module_name = HEURISTIC_MODULES.get(game_id)
+    if module_name is not None:
+        return importlib.import_module(module_name).HeuristicPolicy
+    for entry in entry_points(group=PLUGIN_GROUP):
+        if entry.name == game_id:
+            return entry.load()
+    return None
+
+
+def has_heuristic(game_id: str) -> bool:
+    """True when a game, built in or from a plugin, has a heuristic policy."""
+    if game_id in HEURISTIC_MODULES:
+        return True
+    return any(entry.name == game_id for entry in entry_points(group=PLUGIN_GROUP))
+
+
 def policy_names() -> list[str]:
     """The reference policy names."""
     return ["random", "heuristic"]
@@ -61,10 +83,9 @@ def make_policy(name: str, game: Game, seat: int, seed: int) -> Policy:
     if name == "random":
         return RandomPolicy(game, seat, seed)
     if name == "heuristic":
-        module_name = HEURISTIC_MODULES.get(game.id)
-        if module_name is None:
+        heuristic = _heuristic_class(game.id)
+        if heuristic is None:
             raise GameError(f"no heuristic policy for game {game.id!r}")
-        module = importlib.import_module(module_name)
-        policy: Policy = module.HeuristicPolicy(game, seat, seed)
+        policy: Policy = heuristic(game, seat, seed)
         return policy
     raise GameError(f"unknown policy {name!r}; valid policies: {', '.join(policy_names())}")

@@ -1,0 +1,1 @@
+"""Example Card Arena game plugin: High Card, registered through ``cardarena.games``."""

@@ -1,5 +1,402 @@
-"""Placeholder: this game module is being written."""
+"""Scopa (2 or 3 seats) and Scopone (4 seats in pairs) (RULES.md 1.10, 1.11, A22).
 
-from arena.games.params import GameSpec
+Rules summary:
+- Italian 40-card deck; Scopa values A 1, 2-7 face value, F 8, C 9, R 10.
+- Scopa: the dealer deals 3 cards each, one at a time from the dealer's right (seat dealer+1
+  gets cards 1, n+1, 2n+1 of the deal order), then the next 4 cards face up on the table. A
+  table with 3 or more kings is thrown in (a REDEAL event) and the same dealer deals again
+  from a new order. Whenever every hand is empty, 3 more cards each are dealt the same way
+  from the rest of the order.
+- Scopone scientifico (``scopone``): 10 cards each, one at a time from the dealer's right,
+  nothing on the table; ``classic``: 9 each and the last 4 face up on the table (thrown in
+  on 3+ kings as in Scopa). Partners sit crossed: seats 0+2 against 1+3.
+- Play runs counter-clockwise from the dealer's right. A played card takes a table card of
+  equal value; if there is none it takes a set of table cards whose values add up to its
+  value. A single card of equal value is mandatory over a set; a choice between cards or
+  sets is a choice between actions. A card that can take may not be laid down (capture is
+  compulsory); any card of the hand may be played. ``min_cards_capture``: among the sets
+  only those with the fewest cards may be taken. ``asso_piglia_tutto``: an ace played on a
+  table without an ace takes the whole table (no scopa).
+- Taking every table card is a scopa, +1, except on the last play of the hand
+  (``scopa_on_last_play`` counts it there too). Table cards left at the end go to the last
+  player who took (``last_cards_to_dealer``: to the dealer).
+- Points per hand, ties giving no point: carte (most cards; 21+ of 40 between two sides),
+  denari (most coins), settebello (7 of denari), primiera (best card of each suit with 7 21,
+  6 18, A 16, 5 15, 4 14, 3 13, 2 12, figures 10, summed; only with all four suits), one per
+  scopa. ``re_bello``: +1 for the king of denari. ``napola``: 3 for A-2-3 of denari, +1 per
+  further denari in sequence. Scopone counts per side.
+- The match runs hand after hand, the dealer moving to the right (dealer+1), until a seat
+  (Scopa) or side (Scopone) has ``target`` points (11 or 21 by default) or more with a
+  strictly higher score than everyone else; a tie at the top plays on.
+- Returns: 0 until the end. Scopa: the winner gets n-1 and each other seat -1. Scopone: +1 to
+  each winning partner and -1 to each loser.
+- Events: HAND_START, DEAL (private, seat = receiver), DEAL with seat -1 (table cards, public),
+  REDEAL, PLAY (public), CAPTURE (seat = taker, cards = the table cards taken plus the played
+  card, values = (1,) for a scopa else (0,); at the end of the hand the leftover table cards
+  as a CAPTURE with values (0,) and no played card), HAND_END (values = cards taken per seat,
+  cards = table cards nobody took), SCORE (per-seat game points of the hand, a side's points
+  repeated for both partners), MATCH_END. Observation ``points`` = cards taken per seat this
+  hand, ``scores`` = running match score per seat.
 
-SPECS: tuple[GameSpec, ...] = ()
+Actions (``scopa_captures``): action = card + 40 * code.
+| code        | meaning                                                        |
+|-------------|----------------------------------------------------------------|
+| 0           | lay the card (Italian 40-card id) on the table                 |
+| 1-4050      | play the card and take ``CAPTURE_SETS[code - 1]`` (fixed card sets) |
+| 4051        | play an ace and take the whole table (``asso_piglia_tutto``)   |
+``action_to_string`` names the card and the cards taken, e.g. ``7D x 3C+4S``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from arena.games.api import (
+    ALL_SEATS,
+    TERMINAL,
+    DealInput,
+    EventKind,
+    Game,
+    Observation,
+    State,
+    play_entries,
+)
+from arena.games.cards import HIDDEN, ITALIAN_40, Rank
+from arena.games.outcomes import pair_outcome, side_outcome
+from arena.games.params import GameSpec, Param, ParamValue
+from arena.games.scopa_captures import (
+    CAPTURE_SETS,
+    DECK_SIZE,
+    KEY_STEP,
+    MAX_VALUE,
+    SINGLE_OFFSET,
+    TAKE_ALL,
+    VALUE,
+    by_value,
+    capture_offsets,
+    decode,
+)
+from arena.games.scopa_scoring import ScoringRules, hand_points
+
+RANK = ITALIAN_40.rank_table()
+TABLE_SEAT = -1
+"""The seat of the DEAL event that lays cards on the table."""
+KINGS_FOR_REDEAL = 3
+TABLE_CARDS = 4
+ROUND_CARDS = 3
+
+_PLAY_ENTRY = play_entries(EventKind.PLAY, 4, DECK_SIZE)
+_CAPTURE = EventKind.CAPTURE
+_NO_SCOPA = (0,)
+_SCOPA = (1,)
+
+
+class Phase(IntEnum):
+    """Scopa has one phase of play; the match ends when a side reaches the target."""
+
+    PLAY = 0
+    OVER = 1
+
+
+class ScopaGame(Game):
+    """Scopa with 2 or 3 seats, or Scopone with 4 seats in pairs."""
+
+    deck = ITALIAN_40
+
+    def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
+        """Derive the deal layout, sides and rule flags from the parameters."""
+        super().__init__(spec, num_players, params)
+        self.pairs = spec.id == "scopone"
+        self.team_of = tuple(seat % 2 for seat in range(num_players)) if self.pairs else tuple(
+            range(num_players))
+        self.sides = 2 if self.pairs else num_players
+        if self.pairs and not params.get("classic"):
+            self.first_deal, self.table_deal = 10, 0
+        elif self.pairs:
+            self.first_deal, self.table_deal = 9, TABLE_CARDS
+        else:
+            self.first_deal, self.table_deal = ROUND_CARDS, TABLE_CARDS
+        self.target = int(params["target"])
+        self.last_play_scopa = bool(params["scopa_on_last_play"])
+        self.min_cards = bool(params["min_cards_capture"])
+        self.ace_takes_all = bool(params["asso_piglia_tutto"])
+        self.leftover_to_dealer = bool(params.get("last_cards_to_dealer", False))
+        self.scoring = ScoringRules(re_bello=bool(params["re_bello"]),
+                                    napola=bool(params["napola"]))
+
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """Pairs 0+2 and 1+3 in Scopone."""
+        return ((0, 2), (1, 3)) if self.pairs else None
+
+    def new_initial_state(self, seed: int, deal: DealInput = None) -> ScopaState:
+        """A new match."""
+        return ScopaState(self, seed, deal)
+
+
+class ScopaState(State):
+    """A Scopa or Scopone match in progress."""
+
+    __slots__ = ("_dealer", "_groups", "_hand_number", "_hands", "_key", "_last_taker",
+                 "_phase", "_piles", "_scope", "_scores", "_stock", "_table")
+
+    game: ScopaGame
+
+    def __init__(self, game: ScopaGame, seed: int, deal: DealInput) -> None:
+        """Deal the first hand."""
+        super().__init__(game, seed, deal)
+        self._hand_number = 0
+        self._dealer = game.num_players - 1
+        self._scores = [0] * game.sides
+        self._start_hand()
+
+    # --- dealing and hand flow -------------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        """Deal hands and table (again while the table holds 3+ kings)."""
+        game = self.game
+        n = game.num_players
+        self._phase = Phase.PLAY
+        self._piles: list[list[int]] = [[] for _ in range(n)]
+        self._scope = [0] * n
+        self._last_taker = -1
+        self._event(EventKind.HAND_START, self._dealer, values=(self._hand_number,))
+        while True:
+            order = self._next_deal()
+            self._hands: list[list[int]] = [[] for _ in range(n)]
+            self._stock = order
+            self._deal_round(game.first_deal)
+            self._table = sorted(self._stock[:game.table_deal])
+            self._stock = self._stock[game.table_deal:]
+            self._groups, self._key = by_value(self._table)
+            if game.table_deal:
+                self._event(EventKind.DEAL, TABLE_SEAT, tuple(self._table))
+            kings = sum(1 for card in self._table if RANK[card] == Rank.RE)
+            if kings < KINGS_FOR_REDEAL:
+                break
+            self._event(EventKind.REDEAL, self._dealer, tuple(self._table), (kings,))
+        self._current = (self._dealer + 1) % n
+
+    def _deal_round(self, count: int) -> None:
+        """Deal ``count`` cards each from the stock, one at a time from the dealer's right."""
+        n = self.game.num_players
+        stock = self._stock
+        first = (self._dealer + 1) % n
+        for index in range(n):
+            seat = (first + index) % n
+            self._hands[seat] = hand = sorted(stock[index:count * n:n])
+            self._event(EventKind.DEAL, seat, tuple(hand), viewers=1 << seat)
+        self._stock = stock[count * n:]
+
+    def _end_hand(self) -> None:
+        """Give away the leftover table, score the hand, then deal again or end the match."""
+        game = self.game
+        n = game.num_players
+        taker = self._dealer if game.leftover_to_dealer else self._last_taker
+        left = tuple(self._table)
+        if left and taker >= 0:
+            self._piles[taker].extend(left)
+            self._event(_CAPTURE, taker, left, _NO_SCOPA)
+            left = ()
+        self._table = []
+        self._groups, self._key = by_value(self._table)
+        self._event(EventKind.HAND_END, self._dealer, left,
+                    tuple(len(pile) for pile in self._piles))
+        side_piles: list[list[int]] = [[] for _ in range(game.sides)]
+        side_scope = [0] * game.sides
+        for seat in range(n):
+            side_piles[game.team_of[seat]].extend(self._piles[seat])
+            side_scope[game.team_of[seat]] += self._scope[seat]
+        points = hand_points(side_piles, side_scope, game.scoring)
+        self._event(EventKind.SCORE, self._dealer,
+                    values=tuple(points[game.team_of[seat]] for seat in range(n)))
+        for side in range(game.sides):
+            self._scores[side] += points[side]
+        self._hand_number += 1
+        winner = self._match_winner()
+        if winner is None:
+            self._dealer = (self._dealer + 1) % n
+            self._start_hand()
+            return
+        outcome = (pair_outcome(winner, n, game.team_of) if game.pairs
+                   else side_outcome([winner], n))
+        for seat, value in enumerate(outcome):
+            self._returns[seat] = float(value)
+        self._phase = Phase.OVER
+        self._current = TERMINAL
+        self._event(EventKind.MATCH_END, -1, values=tuple(outcome))
+
+    def _match_winner(self) -> int | None:
+        """The side with the target or more and strictly the highest score, if any."""
+        scores = self._scores
+        best = max(scores)
+        if best < self.game.target or scores.count(best) > 1:
+            return None
+        return scores.index(best)
+
+    # --- the API ----------------------------------------------------------------------------
+
+    def _legal_play(self) -> list[int]:
+        """Each card of the hand with each capture it may make, or laid down if it takes none."""
+        if self._phase:
+            return []
+        hand = self._hands[self._current]
+        key = self._key
+        if not key:
+            return hand[:]
+        game = self.game
+        groups = self._groups
+        known: list[list[int] | None] = [None] * (MAX_VALUE + 1)
+        legal: list[int] = []
+        for card in hand:
+            value = VALUE[card]
+            offsets = known[value]
+            if offsets is None:
+                singles = groups[value]
+                if singles:
+                    offsets = [SINGLE_OFFSET[other] for other in singles]
+                else:
+                    offsets = capture_offsets(groups, key, value, game.min_cards,
+                                              game.ace_takes_all)
+                known[value] = offsets
+            if len(offsets) == 1:
+                legal.append(card + offsets[0])
+            else:
+                legal.extend([card + offset for offset in offsets])
+        legal.sort()
+        return legal
+
+    def _apply_play(self, action: int) -> None:
+        """Play a card, lay it down or take, then move on, deal or end the hand."""
+        game = self.game
+        seat = self._current
+        code, card = divmod(action, DECK_SIZE)
+        table = self._table
+        taken = (CAPTURE_SETS[code - 1] if code < TAKE_ALL else tuple(table)) if code else ()
+        hands = self._hands
+        hands[seat].remove(card)
+        self._log.append(_PLAY_ENTRY[seat][card])
+        n = game.num_players
+        last_play = not self._stock and not any(hands)
+        groups = self._groups
+        if taken:
+            for other in taken:
+                table.remove(other)
+                groups[VALUE[other]].remove(other)
+                self._key -= KEY_STEP[other]
+            self._piles[seat].extend(taken)
+            self._piles[seat].append(card)
+            self._last_taker = seat
+            sweep = not table and (not last_play or game.last_play_scopa) and code != TAKE_ALL
+            if sweep:
+                self._scope[seat] += 1
+            self._log.append((_CAPTURE, seat, (*taken, card), _SCOPA if sweep else _NO_SCOPA,
+                              ALL_SEATS))
+        else:
+            table.append(card)
+            table.sort()
+            groups[VALUE[card]].append(card)
+            self._key += KEY_STEP[card]
+        if last_play:
+            self._end_hand()
+            return
+        self._current = (seat + 1) % n
+        if not hands[self._current] and not any(hands):
+            self._deal_round(ROUND_CARDS)
+
+    _compute_legal = _legal_play
+    _apply = _apply_play
+
+    # --- views ------------------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """The card played and the cards taken, e.g. ``7D x 3C+4S``, or just ``7D``."""
+        card, taken = decode(action, self._table)
+        name = ITALIAN_40.short(card)
+        if action // DECK_SIZE == TAKE_ALL:
+            return f"{name} x all" + (f" ({'+'.join(ITALIAN_40.short(c) for c in taken)})"
+                                      if taken else "")
+        if not taken:
+            return name
+        return f"{name} x {'+'.join(ITALIAN_40.short(other) for other in taken)}"
+
+    def observation(self, seat: int) -> Observation:
+        """Own hand, the table, hand sizes, public captures and scores."""
+        game = self.game
+        n = game.num_players
+        partner = (seat + 2) % 4 if game.pairs else -1
+        return Observation(
+            game=game.id,
+            seat=seat,
+            num_seats=n,
+            hand_number=self._hand_number,
+            dealer=self._dealer,
+            phase=self._phase.name.lower(),
+            current_player=self._current,
+            hand=tuple(self._hands[seat]),
+            hand_sizes=tuple(len(h) for h in self._hands),
+            visible_hands=(),
+            trump_suit=HIDDEN,
+            trump_card=HIDDEN,
+            called_card=HIDDEN,
+            table=tuple(self._table),
+            trick=(),
+            stock_size=len(self._stock),
+            teammates=(partner,) if partner >= 0 else (),
+            points=tuple(len(pile) for pile in self._piles),
+            scores=tuple(float(self._scores[game.team_of[s]]) for s in range(n)),
+            events=self._events_for(seat),
+            legal_actions=tuple(self._compute_legal()) if seat == self._current else (),
+        )
+
+
+_SHARED = (
+    Param("scopa_on_last_play", False, "a sweep on the last play of a hand counts as a scopa"),
+    Param("min_cards_capture", False, "among the sets a card can take, only those with the "
+          "fewest cards may be taken"),
+    Param("napola", False, "3 points for A-2-3 of denari, +1 per further denari in sequence"),
+    Param("re_bello", False, "1 point for the king of denari"),
+    Param("asso_piglia_tutto", False, "an ace played on a table without an ace takes it all "
+          "(no scopa)"),
+)
+_SCOPA_PARAMS = (
+    Param("target", 11, "points that win the match (11, 16 or 21 are usual)", minimum=1,
+          maximum=100),
+    *_SHARED,
+)
+_SCOPONE_PARAMS = (
+    Param("target", 21, "points that win the match (21 or 11 are usual)", minimum=1,
+          maximum=100),
+    Param("classic", False, "9 cards each and 4 on the table instead of 10 each"),
+    Param("last_cards_to_dealer", False, "the table cards left at the end go to the dealer"),
+    *_SHARED,
+)
+
+
+def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:
+    """The game factory."""
+    return ScopaGame(spec, players, params)
+
+
+SPECS = (
+    GameSpec(
+        id="scopa", title="Scopa", section="1.10", seats=(2, 3), params=_SCOPA_PARAMS,
+        factory=_make,
+        summary="capture table cards by equal value or sum; scope, carte, denari, settebello, "
+                "primiera; first to 11",
+        extra_configurations=(
+            (2, (("napola", True), ("re_bello", True), ("scopa_on_last_play", True))),
+            (3, (("asso_piglia_tutto", True), ("min_cards_capture", True), ("target", 16))),
+        ),
+    ),
+    GameSpec(
+        id="scopone", title="Scopone scientifico", section="1.11", seats=(4,),
+        params=_SCOPONE_PARAMS, factory=_make,
+        summary="Scopa in crossed pairs, 10 cards each and an empty table; first side to 21",
+        extra_configurations=(
+            (4, (("classic", True), ("napola", True), ("target", 11))),
+            (4, (("last_cards_to_dealer", True), ("min_cards_capture", True),
+                 ("asso_piglia_tutto", True), ("re_bello", True),
+                 ("scopa_on_last_play", True))),
+        ),
+    ),
+)

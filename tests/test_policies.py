@@ -24,7 +24,10 @@ def play(game_id: str, players: int, params: dict[str, object], seed: int,
     return state.returns()
 
 
-HEURISTIC_CONFIGURATIONS = [c for c in all_configurations() if has_heuristic(c[0])]
+CHANCE_ONLY = {"vecchia"}
+"""Games where no choice changes the outcome: the heuristic cannot beat random there."""
+HEURISTIC_CONFIGURATIONS = [c for c in all_configurations()
+                            if has_heuristic(c[0]) and c[0] not in CHANCE_ONLY]
 
 
 @pytest.mark.parametrize(("game_id", "players", "params"), HEURISTIC_CONFIGURATIONS,

@@ -146,6 +146,8 @@ class Game(ABC):
     """Card points of a complete hand, when the game counts card points."""
     card_points: tuple[int, ...] | None = None
     """Card points per card id, when the game counts card points."""
+    perfect_information: bool = False
+    """True when this configuration hides nothing from any seat (Vecchia with two seats)."""
     dead_hand: bool = False
     """True when a hand plays without a seat (il morto): HAND_END then has one more value."""
 

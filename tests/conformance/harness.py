@@ -45,6 +45,10 @@ def config_id(config: Config) -> str:
 
 
 CONFIG_IDS = [config_id(config) for config in CONFIGS]
+HIDDEN_CONFIGS = [config for config in CONFIGS
+                  if not load_game(config[0], config[1], config[2]).perfect_information]
+"""The configurations that hide something from some seat (the resampling can find a leak)."""
+HIDDEN_CONFIG_IDS = [config_id(config) for config in HIDDEN_CONFIGS]
 
 
 def make_game(config: Config) -> Game:

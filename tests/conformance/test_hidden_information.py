@@ -20,6 +20,8 @@ from .checks import check_resample
 from .harness import (
     CONFIG_IDS,
     CONFIGS,
+    HIDDEN_CONFIG_IDS,
+    HIDDEN_CONFIGS,
     Config,
     config_id,
     make_game,
@@ -38,6 +40,7 @@ MAX_SWEEP_SEEDS = 40
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 FRACTIONS = st.floats(min_value=0.0, max_value=1.0, exclude_max=True)
 each_config = pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
+each_hidden_config = pytest.mark.parametrize("config", HIDDEN_CONFIGS, ids=HIDDEN_CONFIG_IDS)
 
 
 def resample_every_seat(config: Config, state: State, rng: random.Random,
@@ -59,7 +62,7 @@ def test_observation_ignores_unseen_cards(config: Config, seed: int, fraction: f
         resample_every_seat(config, state, random.Random(seed), Counter())
 
 
-@each_config
+@each_hidden_config
 def test_resampling_check_is_not_vacuous(config: Config) -> None:
     """From the first decision on, enough resamples change another seat's view, not this one's."""
     game = make_game(config)
@@ -74,7 +77,7 @@ def test_resampling_check_is_not_vacuous(config: Config) -> None:
     pytest.fail(f"too few effective resamples in {MAX_SWEEP_SEEDS} playouts: {dict(outcomes)}")
 
 
-@each_config
+@each_hidden_config
 def test_resampling_check_catches_a_leak(config: Config) -> None:
     """An observation that leaks the next seat's hand (outside any card field) fails the check."""
     game = make_game(config)

@@ -99,18 +99,18 @@ class Observation:
     current_player: int
     hand: tuple[int, ...]
     hand_sizes: tuple[int, ...]
-    visible_hands: tuple[tuple[int, tuple[int, ...]], ...]
-    trump_suit: int
-    trump_card: int
-    called_card: int
-    table: tuple[int, ...]
-    trick: tuple[tuple[int, int], ...]
-    stock_size: int
-    teammates: tuple[int, ...]
     points: tuple[int, ...]
     scores: tuple[float, ...]
     events: tuple[Event, ...]
     legal_actions: tuple[int, ...]
+    visible_hands: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    trump_suit: int = -1
+    trump_card: int = HIDDEN
+    called_card: int = HIDDEN
+    table: tuple[int, ...] = ()
+    trick: tuple[tuple[int, int], ...] = ()
+    stock_size: int = 0
+    teammates: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (the canonical serialized observation)."""

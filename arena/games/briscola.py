@@ -48,7 +48,6 @@ from arena.games.api import (
 from arena.games.cards import (
     BRISCOLA_POINTS,
     BRISCOLA_STRENGTH,
-    HIDDEN,
     ITALIAN_40,
     Rank,
     Suit,
@@ -342,8 +341,6 @@ class BriscolaState(State):
             visible_hands=visible,
             trump_suit=self._trump,
             trump_card=self._trump_card,
-            called_card=HIDDEN,
-            table=(),
             trick=tuple(zip(trick_seats, self._trick, strict=True)),
             stock_size=len(self._stock),
             teammates=(partner,) if partner >= 0 else (),

@@ -50,7 +50,7 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import FRENCH_52, HIDDEN
+from arena.games.cards import FRENCH_52
 from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
@@ -352,15 +352,9 @@ class MisereState(State):
             current_player=self._current,
             hand=() if self._hand_hidden() else tuple(self._hands[seat]),
             hand_sizes=tuple(map(len, self._hands)),
-            visible_hands=(),
             trump_suit=self._trump,
-            trump_card=HIDDEN,
-            called_card=HIDDEN,
-            table=(),
             trick=tuple(((leader + index) % NUM_SEATS, card)
                         for index, card in enumerate(self._trick)),
-            stock_size=0,
-            teammates=(),
             points=tuple(self._tricks),
             scores=tuple(map(float, self._totals)),
             events=self._events_for(seat),

@@ -53,7 +53,7 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import BRISCOLA_STRENGTH, HIDDEN, ITALIAN_40
+from arena.games.cards import BRISCOLA_STRENGTH, ITALIAN_40
 from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 
@@ -372,14 +372,7 @@ class PresidenteState(State):
             current_player=self._current,
             hand=tuple(self._hands[seat]),
             hand_sizes=tuple(len(h) for h in self._hands),
-            visible_hands=(),
-            trump_suit=-1,
-            trump_card=HIDDEN,
-            called_card=HIDDEN,
-            table=(),
             trick=tuple(zip(self._round_seats, self._round, strict=True)),
-            stock_size=0,
-            teammates=(),
             points=tuple(self._points),
             scores=tuple(float(score) for score in self._scores),
             events=self._events_for(seat),

@@ -73,7 +73,7 @@ from arena.games.api import (
     Observation,
     State,
 )
-from arena.games.cards import HIDDEN, ITALIAN_40
+from arena.games.cards import ITALIAN_40
 from arena.games.outcomes import pair_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tressette_core import (
@@ -236,11 +236,7 @@ class TressetteState(State, TableMixin):
             current_player=self._current,
             hand=tuple(self.hand_of(seat)),
             hand_sizes=tuple(self.hand_size_of(s) for s in range(n)),
-            visible_hands=(),
             trump_suit=NO_TRUMP,
-            trump_card=HIDDEN,
-            called_card=HIDDEN,
-            table=(),
             trick=self.trick_pairs(),
             stock_size=len(self.stock),
             teammates=((seat + 2) % 4,) if n == 4 else (),

@@ -51,7 +51,7 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import HIDDEN, ITALIAN_40, Rank, Suit
+from arena.games.cards import ITALIAN_40, Rank, Suit
 from arena.games.params import GameSpec, Param, ParamValue
 
 MAX_POSITIONS = 10
@@ -308,14 +308,6 @@ class VecchiaState(State):
             current_player=self._current,
             hand=tuple(self._hands[seat]),
             hand_sizes=tuple(len(h) for h in self._hands),
-            visible_hands=(),
-            trump_suit=-1,
-            trump_card=HIDDEN,
-            called_card=HIDDEN,
-            table=(),
-            trick=(),
-            stock_size=0,
-            teammates=(),
             points=(0,) * n,
             scores=tuple(float(score) for score in self._scores),
             events=self._events_for(seat),

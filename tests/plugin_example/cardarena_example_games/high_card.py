@@ -35,7 +35,7 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import BRISCOLA_POINTS, BRISCOLA_STRENGTH, HIDDEN, ITALIAN_40
+from arena.games.cards import BRISCOLA_POINTS, BRISCOLA_STRENGTH, ITALIAN_40
 from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
@@ -188,14 +188,8 @@ class HighCardState(State):
             current_player=self._current,
             hand=tuple(self._hands[seat]),
             hand_sizes=tuple(len(hand) for hand in self._hands),
-            visible_hands=(),
             trump_suit=NO_TRUMP,
-            trump_card=HIDDEN,
-            called_card=HIDDEN,
-            table=(),
             trick=tuple(zip(trick_seats, self._trick, strict=True)),
-            stock_size=0,
-            teammates=(),
             points=tuple(self._points),
             scores=tuple(float(score) for score in self._scores),
             events=self._events_for(seat),

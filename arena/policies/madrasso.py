@@ -2,26 +2,9 @@
 
 from __future__ import annotations
 
-from arena.games.api import EventKind, Game, Observation
+from arena.games.api import Game, Observation
 from arena.games.madrasso import NUM_SEATS, POINTS, SEVEN_OF, STRENGTH, SUIT, SWAP_SEVEN
-from arena.policies.trick_play import choose_card, current_winner
-
-
-def played_cards(observation: Observation) -> set[int]:
-    """Cards played so far in the current hand."""
-    played: set[int] = set()
-    for event in reversed(observation.events):
-        if event.kind == EventKind.HAND_START:
-            break
-        if event.kind == EventKind.PLAY:
-            played.update(event.cards)
-    return played
-
-
-def is_master(card: int, gone: set[int]) -> bool:
-    """True when no card still to be played beats ``card`` within its suit."""
-    low = card - card % 10
-    return all(other in gone or STRENGTH[other] < STRENGTH[card] for other in range(low, low + 10))
+from arena.policies.trick_play import choose_card, current_winner, is_master, played_this_hand
 
 
 class HeuristicPolicy:
@@ -53,13 +36,14 @@ class HeuristicPolicy:
         """A non-trump card with points that no card still out can beat in its suit."""
         trump = observation.trump_suit
         trick = observation.trick
-        gone = played_cards(observation) | set(observation.hand)
+        gone = played_this_hand(observation) | set(observation.hand)
         if trick:
             winner_seat, winning = current_winner(trick, SUIT, STRENGTH, trump)
             if winner_seat in friends or SUIT[winning] != SUIT[trick[0][1]] or foes_after == 0:
                 return None
             choices = [c for c in cards if SUIT[c] == SUIT[winning] and SUIT[c] != trump
-                       and STRENGTH[c] > STRENGTH[winning] and is_master(c, gone)]
+                       and STRENGTH[c] > STRENGTH[winning] and is_master(c, gone, STRENGTH)]
         else:
-            choices = [c for c in cards if SUIT[c] != trump and POINTS[c] and is_master(c, gone)]
+            choices = [c for c in cards
+                       if SUIT[c] != trump and POINTS[c] and is_master(c, gone, STRENGTH)]
         return max(choices, key=lambda c: (POINTS[c], c)) if choices else None

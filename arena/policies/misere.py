@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from arena.games.api import EventKind, Game, Observation
 from arena.games.misere import BID_BASE, KINDS, MAX_HAND, STRENGTHS, SUIT, DealKind
 from arena.games.tricks import NO_TRUMP, beats
+from arena.policies.trick_play import events_this_hand
 
 TOP = MAX_HAND - 1
 """Strength of the highest rank of a suit."""
@@ -34,11 +35,7 @@ def read_deal(observation: Observation) -> DealView:
     view = DealView()
     lead_suit = -1
     plays_in_trick = 0
-    events = observation.events
-    start = len(events)
-    while start > 0 and events[start - 1].kind != EventKind.HAND_START:
-        start -= 1
-    for event in events[start:]:
+    for event in events_this_hand(observation):
         if event.kind == EventKind.BID and event.seat == observation.seat:
             view.bid = event.values[0]
         elif event.kind == EventKind.PLAY:

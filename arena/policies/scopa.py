@@ -6,6 +6,7 @@ from arena.games.api import EventKind, Game, Observation
 from arena.games.cards import HIDDEN
 from arena.games.scopa_captures import VALUE, decode
 from arena.games.scopa_scoring import SETTEBELLO, SUIT
+from arena.policies.trick_play import events_this_hand
 
 DENARI = 1
 SCOPA_BONUS = 12.0
@@ -22,9 +23,7 @@ _SEEN_KINDS = (EventKind.PLAY, EventKind.CAPTURE, EventKind.DEAL)
 def seen_this_hand(observation: Observation) -> set[int]:
     """Cards the seat has seen this hand: its hand, the table and every public card."""
     seen = set(observation.hand) | set(observation.table)
-    for event in reversed(observation.events):
-        if event.kind == EventKind.HAND_START:
-            break
+    for event in events_this_hand(observation):
         if event.kind in _SEEN_KINDS:
             seen.update(event.cards)
     seen.discard(HIDDEN)

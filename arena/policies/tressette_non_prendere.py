@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from arena.games.api import EventKind, Game, Observation
+from arena.games.api import Game, Observation
 from arena.games.cards import HIDDEN
 from arena.games.tressette_non_prendere import NUM_SEATS, STRENGTH, SUIT, THIRDS
+from arena.policies.trick_play import is_master, played_this_hand
 
 SAFE_THIRDS = 3
 """Thirds a seat needs to score its one point."""
@@ -35,20 +36,9 @@ def winning_card(trick: Sequence[tuple[int, int]]) -> int:
 
 def gone_cards(observation: Observation) -> set[int]:
     """Cards out of the fight this hand: played, in hand, or set aside where the seat saw it."""
-    gone = set(observation.hand)
+    gone = played_this_hand(observation) | set(observation.hand)
     gone.update(card for card in observation.table if card != HIDDEN)
-    for event in reversed(observation.events):
-        if event.kind == EventKind.HAND_START:
-            break
-        if event.kind == EventKind.PLAY:
-            gone.update(event.cards)
     return gone
-
-
-def is_master(card: int, gone: set[int]) -> bool:
-    """True when no card that could still be played beats ``card`` in its suit."""
-    low = card - card % 10
-    return all(other in gone or STRENGTH[other] < STRENGTH[card] for other in range(low, low + 10))
 
 
 class HeuristicPolicy:
@@ -86,7 +76,7 @@ class HeuristicPolicy:
         trick = observation.trick
         gone = gone_cards(observation)
         if not trick:
-            sure = [card for card in legal if THIRDS[card] and is_master(card, gone)]
+            sure = [card for card in legal if THIRDS[card] and is_master(card, gone, STRENGTH)]
             if sure:
                 return max(sure, key=lambda card: (THIRDS[card], card))
             if len(observation.hand) <= LATE_CARDS:
@@ -98,7 +88,7 @@ class HeuristicPolicy:
         last = len(trick) == NUM_SEATS - 1
         on_table = sum(THIRDS[card] for _, card in trick)
         over = [card for card in legal if STRENGTH[card] > best and on_table + THIRDS[card] > 0]
-        sure = [card for card in over if last or is_master(card, gone)]
+        sure = [card for card in over if last or is_master(card, gone, STRENGTH)]
         if sure:
             return max(sure, key=lambda card: (THIRDS[card], -STRENGTH[card]))
         if over and len(observation.hand) <= LATE_CARDS:

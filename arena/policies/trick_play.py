@@ -1,10 +1,36 @@
-"""Rules of thumb for trick play with briscola ranks, shared by the Briscola-family heuristics."""
+"""Rules of thumb for trick play shared by the heuristics: what this hand has shown, sure
+winners, and trick play with briscola ranks."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena.games.api import Event, EventKind, Observation
 from arena.games.tricks import beats
+
+
+def events_this_hand(observation: Observation) -> tuple[Event, ...]:
+    """The events since the current hand started."""
+    events = observation.events
+    start = len(events)
+    while start > 0 and events[start - 1].kind != EventKind.HAND_START:
+        start -= 1
+    return events[start:]
+
+
+def played_this_hand(observation: Observation) -> set[int]:
+    """Cards played face up so far in the current hand."""
+    played: set[int] = set()
+    for event in events_this_hand(observation):
+        if event.kind == EventKind.PLAY:
+            played.update(event.cards)
+    return played
+
+
+def is_master(card: int, gone: set[int], strength: Sequence[int]) -> bool:
+    """True when no card of its suit still to be played (not in ``gone``) beats ``card``."""
+    low = card - card % 10
+    return all(other in gone or strength[other] < strength[card] for other in range(low, low + 10))
 
 
 def current_winner(trick: Sequence[tuple[int, int]], suit_of: Sequence[int],

@@ -1,6 +1,15 @@
 """The rules engine: pure, deterministic, no I/O, no protobuf, no threads."""
 
-from arena.games.api import TERMINAL, Event, EventKind, Game, Observation, State
+from arena.games.api import (
+    TERMINAL,
+    ActionKind,
+    ActionMeaning,
+    Event,
+    EventKind,
+    Game,
+    Observation,
+    State,
+)
 from arena.games.params import (
     GameError,
     GameSpec,
@@ -14,6 +23,8 @@ from arena.games.registry import all_configurations, game_ids, get_spec, load_ga
 
 __all__ = [
     "TERMINAL",
+    "ActionKind",
+    "ActionMeaning",
     "Event",
     "EventKind",
     "Game",

@@ -86,6 +86,41 @@ class Event:
                 "values": list(self.values)}
 
 
+class ActionKind(IntEnum):
+    """What a legal action does, for bots that read actions rather than decode ids."""
+
+    PLAY = 1  # play ``cards`` face up (``value``: a signal, where the game has them)
+    PLAY_FACE_DOWN = 2  # play ``cards`` face down
+    PASS = 3  # pass (in an auction, or a turn)
+    BID = 4  # bid ``value`` (the game's units; ``rank`` for a rank auction); ``label`` names it
+    CALL = 5  # name a card (``cards``), a rank (``rank``) or a suit (``suit``)
+    DECLARE = 6  # declare ``value`` (the game's declaration code); ``cards``: the cards shown
+    CAPTURE = 7  # play ``cards`` and take the table cards ``captured``
+    SWAP = 8  # exchange ``cards`` from the hand with a face-up card
+    DISCARD = 9  # put ``cards`` aside (a discard, a pair thrown out)
+    GIVE = 10  # give ``cards`` to another seat
+    DRAW = 11  # draw the card at position ``value`` of what is offered
+    KEEP = 12  # keep the hand as dealt
+    REDEAL = 13  # demand a redeal
+    DONE = 14  # nothing left to do in this phase
+    OTHER = 15  # anything else; ``label`` says what
+
+
+@dataclass(frozen=True, slots=True)
+class ActionMeaning:
+    """The structured meaning of one action id, as bots in any language receive it."""
+
+    kind: ActionKind
+    cards: tuple[int, ...] = ()
+    captured: tuple[int, ...] = ()
+    value: int | None = None
+    suit: int = -1
+    rank: int = -1
+    table: int = -1
+    """The table an action belongs to, in games played at several tables at once."""
+    label: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """Exactly what one seat may know; -1 (``HIDDEN``) marks unknown or absent cards."""
@@ -277,6 +312,21 @@ class State(ABC):
     @abstractmethod
     def observation(self, seat: int) -> Observation:
         """Exactly what ``seat`` may know now."""
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """What ``action`` does now: a card id plays that card; games override the rest."""
+        label = self.action_to_string(action)
+        if 0 <= action < self.game.deck.size:
+            return ActionMeaning(ActionKind.PLAY, cards=(action,), label=label)
+        return ActionMeaning(ActionKind.OTHER, label=label)
+
+    def events_since(self, seat: int, start: int) -> tuple[Event, ...]:
+        """The log from entry ``start`` as ``seat`` sees it, leaving out entries it may not see."""
+        view = self._events_for(seat)
+        if self._audience is None:
+            return view[start:]
+        bit = 1 << seat
+        return view[sum(1 for mask in self._audience[:start] if mask & bit):]
 
     def clone(self) -> State:
         """An independent copy."""

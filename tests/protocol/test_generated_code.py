@@ -1,0 +1,51 @@
+"""The committed protobuf code matches proto/, and every grpcio package shares one version."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_generated_code_is_fresh() -> None:
+    """Regenerating from proto/ changes nothing in arena/protocol/v1."""
+    result = subprocess.run([sys.executable, str(ROOT / "proto" / "generate.py"), "--check"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_staleness_check_notices_a_change(tmp_path: Path) -> None:
+    """The check fails when a generated file differs from what proto/ gives."""
+    target = ROOT / "arena" / "protocol" / "v1" / "agent_pb2.pyi"
+    original = target.read_text()
+    try:
+        target.write_text(original + "\n# edited by hand\n")
+        result = subprocess.run([sys.executable, str(ROOT / "proto" / "generate.py"), "--check"],
+                                capture_output=True, text=True, check=False)
+    finally:
+        target.write_text(original)
+    assert result.returncode == 1
+    assert "agent_pb2.pyi" in result.stderr
+
+
+def test_grpcio_packages_are_pinned_to_one_version() -> None:
+    """grpcio, grpcio-tools and any other grpcio-* requirement name the same exact version."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        requirements += extra
+    pins = {}
+    for requirement in requirements:
+        match = re.fullmatch(r"(grpcio(?:-[a-z-]+)?)\s*(.*)", requirement)
+        if match:
+            pins[match.group(1)] = match.group(2)
+    assert {"grpcio", "grpcio-tools"} <= set(pins)
+    versions = set(pins.values())
+    assert len(versions) == 1 and next(iter(versions)).startswith("=="), pins
+    import grpc
+
+    assert "==" + grpc.__version__ in versions

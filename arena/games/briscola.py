@@ -28,6 +28,9 @@ Actions:
 | 0-39   | play that card (Italian 40-card id)         |
 | 40     | declare 31 (``briscola-31`` only)           |
 | 41     | swap the 7 or 2 of trump for the face-up card (``trump_swap``) |
+
+``action_meaning``: a card is PLAY, 40 DECLARE with value 31, 41 SWAP with cards = the card of
+trump put face up; its label names the card given and the face-up card taken.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -309,14 +314,32 @@ class BriscolaState(State):
     # --- views ------------------------------------------------------------------------------
 
     def action_to_string(self, action: int) -> str:
-        """A card's compact name, ``declare-31`` or ``swap-trump``."""
+        """A card's compact name, ``declare-31`` or ``swap-trump 7D for AD`` (gives, takes)."""
         if action == DECLARE_31:
             return "declare-31"
         if action == SWAP_TRUMP:
-            return "swap-trump"
+            own = self._swap_card()
+            if own < 0:
+                return "swap-trump"
+            return f"swap-trump {ITALIAN_40.short(own)} for {ITALIAN_40.short(self._trump_card)}"
         if not 0 <= action < ITALIAN_40.size:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return ITALIAN_40.short(action)
+
+    def _swap_card(self) -> int:
+        """The card of trump a swap puts face up (the 7 or the 2), or -1 without ``trump_swap``."""
+        rank = self.game.swap_rank
+        return -1 if rank is None else ITALIAN_40.card(self._trump, rank)
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """A card is PLAY, ``declare-31`` DECLARE (value 31), ``swap-trump`` SWAP of the 7 or 2."""
+        label = self.action_to_string(action)
+        if action == DECLARE_31:
+            return ActionMeaning(ActionKind.DECLARE, value=DECLARE_TARGET, label=label)
+        if action == SWAP_TRUMP:
+            own = self._swap_card()
+            return ActionMeaning(ActionKind.SWAP, cards=(own,) if own >= 0 else (), label=label)
+        return ActionMeaning(ActionKind.PLAY, cards=(action,), label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the face-up trump, the trick, public history; the partner's hand when shown."""

@@ -60,6 +60,11 @@ Actions:
 | 360-399 | name the full called card ("a punti"): 360 + card id 0-39                  |
 | 400-479 | play that card face down (400 + card id; only with ``facedown_optional``)  |
 
+``action_meaning``: a card is PLAY, or PLAY_FACE_DOWN when it goes face down; 80 PASS; a bid is
+BID with ``rank`` the called rank (-1 "a punti") and ``value`` its code (81-91) for a rank bid
+or "4 obbligato", X for a point bid; 350-353 CALL with ``suit``; 360+ CALL with the card, its
+suit and rank; 400+ PLAY_FACE_DOWN.
+
 Events (besides the conventions of ``arena.games.api``): HAND_START carries the cards removed
 from the deck (6 seats: the four 2s); BID values are ``(bid action,)``; CALL is a public called
 card with values ``(trump suit,)``, followed by TRUMP; COMMIT is the Povo caller's secret card
@@ -85,6 +90,8 @@ from math import factorial
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -104,6 +111,7 @@ from arena.games.cards import (
 from arena.games.chiamata_auction import (
     AUCTIONS,
     BID_4_OBBLIGATO,
+    BID_POINTS,
     CARTA,
     MARCHIGIANO,
     NO_BID,
@@ -630,6 +638,29 @@ class ChiamataState(State):
         if FACE_DOWN <= action < FACE_DOWN + size:
             return f"face down {game.deck.short(action - FACE_DOWN)}"
         raise ValueError(f"{action} is not a {game.id} action (0..{NUM_ACTIONS - 1})")
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """PLAY or PLAY_FACE_DOWN (as the card goes), PASS, BID, CALL of a suit or a card."""
+        label = self.action_to_string(action)
+        game = self.game
+        if action < game.deck.size:
+            down = (self._phase == _FIRST_TRICK and not game.facedown_optional
+                    and RANK[action] == self._called_rank)
+            kind = ActionKind.PLAY_FACE_DOWN if down else ActionKind.PLAY
+            return ActionMeaning(kind, cards=(action,), label=label)
+        if action == PASS:
+            return ActionMeaning(ActionKind.PASS, label=label)
+        if action < NAME_SUIT:
+            value = action - BID_POINTS if action > BID_POINTS else action
+            rank = int(called_rank(game.rules, action))
+            return ActionMeaning(ActionKind.BID, value=value, rank=rank, label=label)
+        if action < NAME_CARD:
+            return ActionMeaning(ActionKind.CALL, suit=action - NAME_SUIT, label=label)
+        if action < FACE_DOWN:
+            card = action - NAME_CARD
+            return ActionMeaning(ActionKind.CALL, cards=(card,), suit=SUIT[card], rank=RANK[card],
+                                 label=label)
+        return ActionMeaning(ActionKind.PLAY_FACE_DOWN, cards=(action - FACE_DOWN,), label=label)
 
     def _knows_called(self, seat: int) -> bool:
         """True when ``seat`` knows the called card: it is public, or the seat is the caller."""

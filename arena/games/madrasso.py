@@ -55,6 +55,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -328,6 +330,13 @@ class MadrassoState(State):
         if not 0 <= action < ITALIAN_40.size:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return ITALIAN_40.short(action)
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """A card (the face-up one too) is PLAY; ``swap-seven`` is SWAP of the 7 of trump."""
+        label = self.action_to_string(action)
+        if action == SWAP_SEVEN:
+            return ActionMeaning(ActionKind.SWAP, cards=(SEVEN_OF[self._trump],), label=label)
+        return ActionMeaning(ActionKind.PLAY, cards=(action,), label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the face-up card while it lies there, the trick, the public history."""

@@ -42,6 +42,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -334,6 +336,13 @@ class MisereState(State):
         if BID_BASE <= action < NUM_ACTIONS:
             return f"bid {action - BID_BASE}"
         raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """A card is PLAY; ``bid N`` is BID with value N."""
+        label = self.action_to_string(action)
+        if action >= BID_BASE:
+            return ActionMeaning(ActionKind.BID, value=action - BID_BASE, label=label)
+        return ActionMeaning(ActionKind.PLAY, cards=(action,), label=label)
 
     def _hand_hidden(self) -> bool:
         """True while the blind deal is being bid (no seat sees its hand)."""

@@ -46,6 +46,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -357,6 +359,20 @@ class PresidenteState(State):
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         rank, count = divmod(action, MAX_SET)
         return f"{count + 1}x{ITALIAN_40.rank_letters[rank]}"
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """PLAY of a set (``rank``, ``value`` the count, the cards it takes), PASS, or GIVE."""
+        label = self.action_to_string(action)
+        if action == PASS:
+            return ActionMeaning(ActionKind.PASS, label=label)
+        if action > PASS:
+            return ActionMeaning(ActionKind.GIVE, cards=(action - GIVE,), label=label)
+        rank, count = divmod(action, MAX_SET)
+        count += 1
+        seat = self._current
+        held = [card for card in self._hands[seat] if RANK[card] == rank] if seat >= 0 else []
+        cards = tuple(held[:count]) if len(held) >= count else ()
+        return ActionMeaning(ActionKind.PLAY, cards=cards, value=count, rank=rank, label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, card counts, the round so far, deal points and the public history."""

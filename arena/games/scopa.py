@@ -54,6 +54,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -318,6 +320,14 @@ class ScopaState(State):
         if not taken:
             return name
         return f"{name} x {'+'.join(ITALIAN_40.short(other) for other in taken)}"
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """PLAY to lay the card on the table, or CAPTURE of the table cards it takes."""
+        label = self.action_to_string(action)
+        card, taken = decode(action, self._table)
+        if action < DECK_SIZE:
+            return ActionMeaning(ActionKind.PLAY, cards=(card,), label=label)
+        return ActionMeaning(ActionKind.CAPTURE, cards=(card,), captured=taken, label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the table, hand sizes, public captures and scores."""

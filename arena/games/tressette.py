@@ -67,6 +67,7 @@ from __future__ import annotations
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -221,6 +222,10 @@ class TressetteState(State, TableMixin):
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return self.game.rules.action_name(action)
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """PLAY (a signalled lead: ``value`` the signal), accuso DECLARE, KEEP or REDEAL."""
+        return self.game.rules.action_meaning(action, self.action_to_string(action))
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the trick, the public history (with accusi and signals), scores."""

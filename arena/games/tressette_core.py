@@ -26,7 +26,14 @@ from functools import cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from arena.games.api import ALL_SEATS, EventKind, LogEntry, play_entries
+from arena.games.api import (
+    ALL_SEATS,
+    ActionKind,
+    ActionMeaning,
+    EventKind,
+    LogEntry,
+    play_entries,
+)
 from arena.games.cards import (
     ITALIAN_120,
     TRESSETTE_STRENGTH,
@@ -296,6 +303,23 @@ class TableRules:
         if self.signal_base <= action and signal < len(SIGNAL_NAMES):
             return f"{self.deck.short(card)}+{SIGNAL_NAMES[signal]}"
         raise ValueError(f"{action} is not an action of this table")
+
+    def action_meaning(self, action: int, label: str, table: int = -1) -> ActionMeaning:
+        """PLAY (``value``: a lead's signal), accuso DECLARE (``value``: its code), KEEP, REDEAL."""
+        size = self.deck.size
+        if 0 <= action < size:
+            return ActionMeaning(ActionKind.PLAY, cards=(action,), table=table, label=label)
+        code = action - self.accuso_base
+        if 0 <= code < NUM_ACCUSI:
+            return ActionMeaning(ActionKind.DECLARE, cards=accuso_cards(code, self.copy),
+                                 value=code, table=table, label=label)
+        if action == self.keep_action:
+            return ActionMeaning(ActionKind.KEEP, table=table, label=label)
+        if action == self.monte_action:
+            return ActionMeaning(ActionKind.REDEAL, table=table, label=label)
+        signal, card = divmod(action - self.signal_base, size)
+        return ActionMeaning(ActionKind.PLAY, cards=(card,), value=signal + 1, table=table,
+                             label=label)
 
 
 @cache

@@ -45,6 +45,8 @@ from enum import IntEnum
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -89,6 +91,8 @@ class Phase(IntEnum):
 PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
 """``observation.phase`` by phase."""
 _PLAY_PHASE = Phase.PLAY
+_CARD_KINDS = (ActionKind.GIVE, ActionKind.DISCARD, ActionKind.PLAY, ActionKind.PLAY)
+"""What a card action does, by phase: passed, set aside or played."""
 
 
 def deal_hands(order: list[int], dealer: int) -> list[list[int]]:
@@ -299,6 +303,11 @@ class NonPrendereState(State):
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return ITALIAN_40.short(action)
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """A card: GIVE while passing, DISCARD when set aside, else PLAY."""
+        label = self.action_to_string(action)
+        return ActionMeaning(_CARD_KINDS[self._phase], cards=(action,), label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the set-aside card (face down to all but the dealer), the trick, history."""

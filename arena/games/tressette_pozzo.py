@@ -83,6 +83,8 @@ from operator import itemgetter
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -165,6 +167,9 @@ class Phase(IntEnum):
 
 
 _PLAY_PHASE = Phase.PLAY
+_CARD_KINDS = (ActionKind.PLAY, ActionKind.CALL, ActionKind.GIVE, ActionKind.DISCARD,
+               ActionKind.PLAY, ActionKind.PLAY)
+"""What a card action does, by phase."""
 
 
 def contract_score(contract: int, soloist: int, points: int, by_difference: bool) -> list[int]:
@@ -477,6 +482,19 @@ class PozzoState(State):
         if not 0 <= action < ITALIAN_40.size:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return ITALIAN_40.short(action)
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """PASS, BID (value 1-3), or a card: CALL, GIVE, DISCARD or PLAY as the phase says."""
+        label = self.action_to_string(action)
+        if action >= PASS:
+            if action == PASS:
+                return ActionMeaning(ActionKind.PASS, label=label)
+            return ActionMeaning(ActionKind.BID, value=action - PASS, label=label)
+        kind = _CARD_KINDS[self._phase]
+        if kind is ActionKind.CALL:
+            return ActionMeaning(kind, cards=(action,), suit=SUIT[action],
+                                 rank=ITALIAN_40.rank(action), label=label)
+        return ActionMeaning(kind, cards=(action,), label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the trick, the called card, public history and the running scores."""

@@ -50,6 +50,7 @@ from typing import cast
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -274,6 +275,12 @@ class ToroState(State):
         table = table_of_action(action)
         name = self.game.table_rules[table].action_name(action)
         return name if action >= SIGNAL_BASE else f"{TABLE_NAMES[table]}:{name}"
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """As in ``tressette`` (PLAY, DECLARE, KEEP, REDEAL), with ``table`` the action's table."""
+        label = self.action_to_string(action)
+        table = table_of_action(action)
+        return self.game.table_rules[table].action_meaning(action, label, table)
 
     def tables_of(self, seat: int) -> list[int]:
         """The two tables a seat sits at this round."""

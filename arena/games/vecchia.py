@@ -44,6 +44,8 @@ from enum import IntEnum
 
 from arena.games.api import (
     TERMINAL,
+    ActionKind,
+    ActionMeaning,
     DealInput,
     EventKind,
     Game,
@@ -293,6 +295,22 @@ class VecchiaState(State):
         if not 0 <= action < MAX_POSITIONS:
             raise ValueError(f"{action} is not a {self.game.id} action (0..{NUM_ACTIONS - 1})")
         return f"draw-{action}"
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """DRAW at a position, DISCARD of a pair (the two cards it throws out), or DONE."""
+        label = self.action_to_string(action)
+        if action == DONE:
+            return ActionMeaning(ActionKind.DONE, label=label)
+        if action < DISCARD:
+            return ActionMeaning(ActionKind.DRAW, value=action, label=label)
+        rank = action - DISCARD
+        if self._phase == Phase.DRAW:
+            pair: tuple[int, ...] = self._pair if self._pending == action else ()
+        else:
+            seat = self._current
+            held = [card for card in self._hands[seat] if RANK[card] == rank] if seat >= 0 else []
+            pair = tuple(held[:2]) if len(held) > 1 else ()
+        return ActionMeaning(ActionKind.DISCARD, cards=pair, rank=rank, label=label)
 
     def observation(self, seat: int) -> Observation:
         """Own hand, every seat's card count and the public history."""

@@ -1,4 +1,4 @@
-"""The ``arena`` command line: the games, local matches, replays and benchmarks."""
+"""The ``arena`` command line: the games, matches (policies and bots), replays and benchmarks."""
 
 from __future__ import annotations
 
@@ -12,17 +12,31 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from arena import __version__
+from arena.agents import BotConfigError, BotSeat, PolicySeat, SeatSpec
+from arena.botkit import LANGUAGES, ScaffoldError, check_bot, scaffold_bot
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
-from arena.match import MatchError, MatchRecord, play_local, replay
-from arena.match.render import render_match
+from arena.match import DEFAULT_POLICY, MatchError, replay
+from arena.match.faults import DEFAULT_STRIKES
+from arena.match.render import render_duplicate, render_match
+from arena.match.results import read_records
+from arena.match.runner import run_duplicate
+from arena.match.timecontrol import (
+    DEFAULT_BANK_MS,
+    DEFAULT_DECISION_MS,
+    DEFAULT_STARTUP_MS,
+    TimeControl,
+)
 from arena.policies import policy_names
 
 USAGE_ERROR = 2
 """The exit code of bad input."""
+
+SEAT_FAULT = 1
+"""The exit code of a match played to its end in which a seat did not end OK (or a void one)."""
 
 PIPE_WIDTH = 120
 """The width of tables written to a pipe or file rather than a terminal."""
@@ -64,7 +78,7 @@ class ArenaGroup(TyperGroup):
             elif message.strip():
                 typer.echo(message)
             code = USAGE_ERROR
-        except (GameError, MatchError) as error:
+        except (GameError, MatchError, BotConfigError) as error:
             typer.echo(error_line(str(error)), err=True)
             code = USAGE_ERROR
         except typer.Abort:
@@ -88,6 +102,11 @@ bench_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(bench_app, name="bench")
+bot_app = typer.Typer(
+    help="Write bots: a new bot folder from a template, and a conformance check.",
+    no_args_is_help=True,
+)
+app.add_typer(bot_app, name="bot")
 
 
 def _show_version(value: bool) -> None:
@@ -192,8 +211,52 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return params
 
 
-@app.command()
+SEAT_ORDER = "seat_order"
+"""Where the play command notes the order of --bot and --policy on its command line."""
+
+SEAT_OPTIONS = {"--bot": "bot", "--policy": "policy"}
+
+
+def seat_option_order(args: Sequence[str]) -> list[str]:
+    """``bot`` / ``policy`` for each --bot and --policy option, in command-line order."""
+    order = []
+    for arg in args:
+        if arg == "--":
+            break
+        name = arg.split("=", 1)[0]
+        if name in SEAT_OPTIONS:
+            order.append(SEAT_OPTIONS[name])
+    return order
+
+
+class PlayCommand(TyperCommand):
+    """The play command: remembers the order of its --bot and --policy options."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Note the order of the seat options, then parse as usual."""
+        ctx.meta[SEAT_ORDER] = seat_option_order(args)
+        return super().parse_args(ctx, args)
+
+
+def seat_specs(order: Sequence[str], bots: Sequence[str], policies: Sequence[str],
+               num_seats: int) -> list[SeatSpec]:
+    """The players in command-line order, repeated cyclically over the seats."""
+    if order.count("bot") != len(bots) or order.count("policy") != len(policies):
+        order = ["bot"] * len(bots) + ["policy"] * len(policies)
+    bot_specs = iter([BotSeat.from_path(path) for path in bots])
+    policy_specs = iter(PolicySeat(name) for name in policies)
+    chosen: list[SeatSpec] = [next(bot_specs) if kind == "bot" else next(policy_specs)
+                              for kind in order] or [PolicySeat(DEFAULT_POLICY)]
+    if len(chosen) > num_seats:
+        what = "players (--bot and --policy)" if bots else "policies"
+        raise MatchError(f"{len(chosen)} {what} given for {num_seats} seats; give at most "
+                         f"{num_seats} (they repeat cyclically over the seats)")
+    return [chosen[seat % len(chosen)] for seat in range(num_seats)]
+
+
+@app.command(cls=PlayCommand)
 def play(
+    ctx: typer.Context,
     game_id: Annotated[str, typer.Argument(metavar="GAME",
                                            help="A game id (see `arena games`).")],
     players: Annotated[int | None, typer.Option(
@@ -202,27 +265,71 @@ def play(
         "--param", "-p", metavar="KEY=VALUE", help="A game parameter; repeat for more.")] = None,
     seed: Annotated[int, typer.Option(
         "--seed", "-s", min=0, max=MAX_SEED, help="The match seed.")] = 1,
+    bot: Annotated[list[str] | None, typer.Option(
+        "--bot", metavar="PATH",
+        help="A bot folder (with bot.toml) for the next seat, run as a process over gRPC.")
+    ] = None,
     policy: Annotated[list[str] | None, typer.Option(
         "--policy", metavar="NAME",
-        help=f"A policy per seat in seat order, repeated cyclically "
-             f"({' or '.join(policy_names())}; default heuristic).")] = None,
+        help=f"A reference policy for the next seat ({' or '.join(policy_names())}). "
+             "--bot and --policy fill the seats in the order given, repeated cyclically; "
+             "the default is heuristic for every seat.")] = None,
+    decision_ms: Annotated[int, typer.Option(
+        "--decision-ms", min=1, help="Time for each decision, in milliseconds.")
+    ] = DEFAULT_DECISION_MS,
+    bank_ms: Annotated[int, typer.Option(
+        "--bank-ms", min=0, help="Time bank per seat and deal, in milliseconds.")
+    ] = DEFAULT_BANK_MS,
+    strikes: Annotated[int, typer.Option(
+        "--strikes", min=1, help="Faults that forfeit a seat.")] = DEFAULT_STRIKES,
+    startup_ms: Annotated[int, typer.Option(
+        "--startup-ms", min=1, help="Time a bot may take to start listening, in milliseconds.")
+    ] = DEFAULT_STARTUP_MS,
+    duplicate: Annotated[bool, typer.Option(
+        "--duplicate", help="Play the deal once per seat, the players rotated one seat each "
+                            "time, and pair their results.")] = False,
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print the match record as JSON instead.")] = False,
+        "--json", help="Print the match record (with --duplicate: the set) as JSON instead.")
+    ] = False,
     save: Annotated[Path | None, typer.Option(
-        "--save", metavar="FILE", dir_okay=False, help="Write the match record to FILE.")] = None,
+        "--save", metavar="FILE", dir_okay=False,
+        help="Write the match record (with --duplicate: the set) to FILE.")] = None,
 ) -> None:
-    """Play a match between reference policies and show it hand by hand."""
+    """Play a match between bots and reference policies and show it hand by hand.
+
+    A bot that starts but fails (exits, never listens, answers MatchStart wrongly) forfeits
+    with INIT_ERROR and the match is played out; a line on stderr names it, and the exit code
+    is 1 whenever a seat did not end OK. A bot path that is not a bot folder is bad input.
+    """
     game = load_game(game_id, players, parse_params(param or []))
-    record = play_local(game, seed, policy or [])
+    order = ctx.meta.get(SEAT_ORDER, [])
+    specs = seat_specs(order, bot or [], policy or [], game.num_players)
+    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    result = run_duplicate(game, seed, specs, control, strikes=strikes,
+                           rotations=None if duplicate else 1)
+    record = result.deals[0].record
     if save is not None:
-        record.save(save)
+        if duplicate:
+            result.save(save)
+        elif record is not None:
+            record.save(save)
+    problems = [f"deal {number}: {line}" if duplicate else line
+                for number, deal in enumerate(result.deals, 1) for line in deal.problems()]
     if as_json:
-        typer.echo(record.to_json(), nl=False)
-        return
-    console = Console(highlight=False)
-    render_match(record, console)
-    if save is not None:
-        console.print(f"record saved to {save}", soft_wrap=True)
+        text = result.to_json() if duplicate else record.to_json() if record else ""
+        typer.echo(text, nl=False)
+    else:
+        console = Console(highlight=False)
+        if duplicate:
+            render_duplicate(result, console)
+        elif record is not None:
+            render_match(record, console)
+        if save is not None:
+            console.print(f"record saved to {save}", soft_wrap=True)
+    for line in problems:
+        typer.echo(" ".join(line.split()), err=True)
+    if problems:
+        raise typer.Exit(SEAT_FAULT)
 
 
 @app.command("replay")
@@ -230,13 +337,19 @@ def replay_command(
     file: Annotated[Path, typer.Argument(metavar="FILE",
                                          help="A match record saved by `arena play --save`.")],
 ) -> None:
-    """Re-simulate a saved match, check its returns, and show it hand by hand."""
-    record = MatchRecord.load(file)
-    replay(record)
+    """Re-simulate a saved match (or each deal of a set), check its returns, and show it."""
+    records = read_records(file)
+    for record in records:
+        replay(record)
     console = Console(highlight=False)
-    render_match(record, console)
-    console.print(f"replay verified: {len(record.actions)} actions, the returns match the "
-                  "record", soft_wrap=True)
+    for number, record in enumerate(records, 1):
+        if len(records) > 1:
+            console.print(Text(f"Deal {number} of {len(records)}", style="bold"))
+        render_match(record, console)
+        console.print(f"replay verified: {len(record.actions)} actions, the returns match the "
+                      "record", soft_wrap=True)
+        if number < len(records):
+            console.print()
 
 
 # --- arena bench ------------------------------------------------------------------------------
@@ -262,3 +375,105 @@ def bench_engine(
         raise CliError(f"arena bench engine needs the module {error.name!r}: "
                        "pip install -e '.[bench]'") from None
     bench_engine_command(game, as_json, seconds, repeats)
+
+
+@bench_app.command("protocol")
+def bench_protocol(
+    game: Annotated[str, typer.Option("--game", metavar="ID", help="The game.")] = "briscola",
+    players: Annotated[int | None, typer.Option(
+        "--players", help="Seats (default: the game's default).")] = None,
+    bot: Annotated[Path | None, typer.Option(
+        "--bot", metavar="PATH",
+        help="The bot folder (default: the random sample bot).")] = None,
+    rounds: Annotated[int, typer.Option(
+        "--rounds", help="Interleaved rounds of round trips (a duplicate set each).")] = 10,
+    matches: Annotated[list[int] | None, typer.Option(
+        "--matches", metavar="N",
+        help="Matches at once for decisions/s; repeat for several (default: 1 and 8).")] = None,
+    seconds: Annotated[float, typer.Option(
+        "--seconds", help="Time per decisions/s measurement.")] = 3.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Measure a decision's round trip to a bot process against raw gRPC, and decisions/s."""
+    from arena.bench.protocol import DEFAULT_CONCURRENCY, SAMPLE_RANDOM, bench_protocol_command
+
+    bench_protocol_command(game, players, bot or SAMPLE_RANDOM, rounds,
+                           tuple(matches or DEFAULT_CONCURRENCY), seconds, as_json)
+
+
+@bench_app.command("mc")
+def bench_mc(
+    deals: Annotated[int, typer.Option(
+        "--deals", help="Duplicate deals (each in both seat orders).")] = 30,
+    bot: Annotated[Path | None, typer.Option(
+        "--bot", metavar="PATH", help="The bot folder (default: the mc sample bot).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Play the mc sample bot against the heuristic policy at 2-seat briscola, in duplicate."""
+    from arena.bench.mc import SAMPLE_MC, bench_mc_command
+
+    bench_mc_command(deals, bot or SAMPLE_MC, as_json)
+
+
+# --- arena bot --------------------------------------------------------------------------------
+
+
+@bot_app.command("new")
+def bot_new(
+    name: Annotated[str, typer.Argument(help="The bot's name, also its folder's name.")],
+    lang: Annotated[str, typer.Option(
+        "--lang", metavar="LANGUAGE", help=f"The bot's language ({', '.join(LANGUAGES)}).")
+    ] = "python",
+    directory: Annotated[Path | None, typer.Option(
+        "--dir", metavar="PATH", file_okay=False,
+        help="Where to create the folder NAME (default: the current folder).")] = None,
+) -> None:
+    """Create a bot folder NAME/ that plays every game with legal moves.
+
+    It holds bot.toml, bot.py, a Dockerfile and a README; an existing non-empty folder is
+    never overwritten.
+    """
+    try:
+        folder = scaffold_bot(name, lang, directory)
+    except ScaffoldError as error:
+        raise CliError(str(error)) from None
+    typer.echo(f"created {folder}: bot.toml, bot.py, Dockerfile, README.md")
+    typer.echo(f"next: arena bot check {folder}")
+
+
+@bot_app.command("check")
+def bot_check(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with bot.toml).")],
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", metavar="ID",
+        help="Check this game only; repeat for more (default: every game the bot claims).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the checks as JSON instead.")] = False,
+    decision_ms: Annotated[int, typer.Option(
+        "--decision-ms", min=1, help="Time for each decision, in milliseconds.")
+    ] = DEFAULT_DECISION_MS,
+    bank_ms: Annotated[int, typer.Option(
+        "--bank-ms", min=0, help="Time bank per deal, in milliseconds.")] = DEFAULT_BANK_MS,
+    startup_ms: Annotated[int, typer.Option(
+        "--startup-ms", min=1, help="Time the bot may take to start listening, in milliseconds.")
+    ] = DEFAULT_STARTUP_MS,
+    seed: Annotated[int, typer.Option(
+        "--seed", "-s", min=0, max=MAX_SEED, help="The seed of every checked deal.")] = 1,
+) -> None:
+    """Check a bot: start-up, handshake, legal play, deadlines, clean shutdown.
+
+    One deal of every game the bot claims (or each --game), the bot at seat 0 and the random
+    policy elsewhere. One line per check; exit code 0 when all pass, 1 otherwise.
+    """
+    if not path.exists():
+        raise CliError(f"bot {path}: no such file or directory")
+    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    emit = None if as_json else (lambda line: typer.echo(line.text()))
+    report = check_bot(path, game or [], control, seed, emit=emit)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(report.summary())
+    if not report.passed:
+        raise typer.Exit(SEAT_FAULT)

@@ -334,7 +334,14 @@ class State(ABC):
         for cls in type(self).__mro__:
             for name in getattr(cls, "__slots__", ()):
                 if hasattr(self, name):
-                    object.__setattr__(twin, name, _copy_value(getattr(self, name)))
+                    value = getattr(self, name)
+                    if name in _FLAT_LISTS and value is not None:
+                        value = list(value)
+                    elif name == "_views":
+                        value = {seat: list(view) for seat, view in value.items()}
+                    else:
+                        value = _copy_value(value)
+                    object.__setattr__(twin, name, value)
         return twin
 
     def __str__(self) -> str:
@@ -418,6 +425,10 @@ def play_entries(kind: EventKind, num_seats: int, num_cards: int,
               for card in range(num_cards))
         for seat in range(num_seats)
     )
+
+
+_FLAT_LISTS = frozenset({"_actions", "_audience", "_deals", "_injected", "_log"})
+"""State lists whose items are immutable (ints, tuples): a clone copies them flat."""
 
 
 def _copy_value(value: Any) -> Any:

@@ -69,12 +69,16 @@ def derive_seed(seed: int, *labels: str | int) -> int:
 
 @cache
 def _radix_groups(size: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """The radices size, size-1, ..., 2 in runs whose product fits in 60 bits."""
+    """The radices size, size-1, ..., 2 in runs whose product fits in 30 bits.
+
+    Any grouping decodes the same digits; 30 bits keep every chunk a one-digit Python int, so
+    the divisions inside a run take the interpreter's fast single-digit path.
+    """
     groups: list[tuple[int, tuple[int, ...]]] = []
     radices: list[int] = []
     product = 1
     for radix in range(size, 1, -1):
-        if product * radix >= 1 << 60:
+        if product * radix >= 1 << 30:
             groups.append((product, tuple(radices)))
             product, radices = 1, []
         product *= radix
@@ -97,7 +101,7 @@ def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
     and written in the mixed radix size, size-1, ..., 2: the digits pick each next card from the
     cards left (a Lehmer code), so every order is equally likely to within 2**-128.
     """
-    text = ":".join([str(seed), *(str(label) for label in labels)])
+    text = ":".join(map(str, (seed, *labels)))
     digest = hashlib.shake_256(text.encode()).digest(_entropy_bytes(size))
     number = int.from_bytes(digest, "big")
     left = list(range(size))
@@ -106,7 +110,7 @@ def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
     for product, radices in _radix_groups(size):
         number, chunk = divmod(number, product)
         for radix in radices:
-            chunk, digit = divmod(chunk, radix)
-            put(take(digit))
-    order.extend(left)
+            put(take(chunk % radix))
+            chunk //= radix
+    order += left
     return order

@@ -49,6 +49,7 @@ Actions (``scopa_captures``): action = card + 40 * code.
 
 from __future__ import annotations
 
+from bisect import insort
 from enum import IntEnum
 
 from arena.games.api import (
@@ -247,23 +248,23 @@ class ScopaState(State):
             return hand[:]
         game = self.game
         groups = self._groups
+        # Per value without equal table cards: its capture offsets, once computed.
         known: list[list[int] | None] = [None] * (MAX_VALUE + 1)
         legal: list[int] = []
+        put = legal.append
         for card in hand:
             value = VALUE[card]
+            singles = groups[value]
+            if singles:
+                for other in singles:
+                    put(card + SINGLE_OFFSET[other])
+                continue
             offsets = known[value]
             if offsets is None:
-                singles = groups[value]
-                if singles:
-                    offsets = [SINGLE_OFFSET[other] for other in singles]
-                else:
-                    offsets = capture_offsets(groups, key, value, game.min_cards,
-                                              game.ace_takes_all)
-                known[value] = offsets
-            if len(offsets) == 1:
-                legal.append(card + offsets[0])
-            else:
-                legal.extend([card + offset for offset in offsets])
+                offsets = known[value] = capture_offsets(groups, key, value, game.min_cards,
+                                                         game.ace_takes_all)
+            for offset in offsets:
+                put(card + offset)
         legal.sort()
         return legal
 
@@ -294,8 +295,7 @@ class ScopaState(State):
             self._log.append((_CAPTURE, seat, (*taken, card), _SCOPA if sweep else _NO_SCOPA,
                               ALL_SEATS))
         else:
-            table.append(card)
-            table.sort()
+            insort(table, card)
             groups[VALUE[card]].append(card)
             self._key += KEY_STEP[card]
         if last_play:

@@ -11,6 +11,8 @@ SUIT = ITALIAN_40.suit_table()
 PRIMIERA = ITALIAN_40.per_card(PRIMIERA_VALUE)
 SETTEBELLO = ITALIAN_40.card(Suit.DENARI, Rank.SETTE)
 RE_BELLO = ITALIAN_40.card(Suit.DENARI, Rank.RE)
+IS_DENARI = tuple(int(suit == Suit.DENARI) for suit in SUIT)
+"""1 for a card of denari, else 0."""
 DENARI_RUN = tuple(ITALIAN_40.card(Suit.DENARI, rank) for rank in Rank)
 """The denari from the ace up, for the napola."""
 
@@ -34,10 +36,11 @@ def unique_best(values: Sequence[int], floor: int | None = None) -> int | None:
 def primiera(pile: Sequence[int]) -> int:
     """The primiera of a pile: the best card of each suit summed, 0 without all four suits."""
     best = [0, 0, 0, 0]
+    suit_of, value_of = SUIT, PRIMIERA
     for card in pile:
-        suit = SUIT[card]
-        if PRIMIERA[card] > best[suit]:
-            best[suit] = PRIMIERA[card]
+        value = value_of[card]
+        if value > best[suit_of[card]]:
+            best[suit_of[card]] = value
     return sum(best) if all(best) else 0
 
 
@@ -56,7 +59,7 @@ def hand_points(piles: Sequence[Sequence[int]], scope: Sequence[int],
     sides = len(piles)
     points = list(scope)
     carte = unique_best([len(pile) for pile in piles])
-    denari = unique_best([sum(1 for card in pile if SUIT[card] == Suit.DENARI) for pile in piles])
+    denari = unique_best([sum(map(IS_DENARI.__getitem__, pile)) for pile in piles])
     prime = unique_best([primiera(pile) for pile in piles], floor=1)
     for winner in (carte, denari, prime):
         if winner is not None:

@@ -96,10 +96,9 @@ def pair_ranks(hand: list[int]) -> list[int]:
     return [rank for rank in range(ITALIAN_40.ranks) if counts[rank] > 1]
 
 
-def pair_of(hand: list[int], rank: int) -> tuple[int, int]:
-    """The two lowest card ids of a rank in a sorted hand."""
-    first, second = [card for card in hand if RANK[card] == rank][:2]
-    return first, second
+def of_rank(hand: list[int], rank: int) -> list[int]:
+    """The cards of a rank in a hand, in hand order."""
+    return [card for card in hand if RANK[card] == rank]
 
 
 class VecchiaGame(Game):
@@ -129,8 +128,8 @@ class VecchiaGame(Game):
 class VecchiaState(State):
     """A Vecchia match in progress."""
 
-    __slots__ = ("_dealer", "_giver", "_hand_number", "_hands", "_pair", "_pending", "_phase",
-                 "_scores")
+    __slots__ = ("_dealer", "_discards", "_giver", "_hand_number", "_hands", "_pair", "_pending",
+                 "_phase", "_scores")
 
     game: VecchiaGame
 
@@ -143,6 +142,8 @@ class VecchiaState(State):
         self._giver = 0
         self._pending = DRAWING
         self._pair = (0, 0)
+        self._discards: list[int] = []
+        """The discard actions left to the seat discarding now (discard phase only)."""
         self._start_hand()
 
     # --- dealing and hand flow -------------------------------------------------------------
@@ -161,7 +162,12 @@ class VecchiaState(State):
             self._event(EventKind.DEAL, seat, tuple(self._hands[seat]), viewers=1 << seat)
         self._phase = Phase.DISCARD
         self._pending = DRAWING
-        self._current = first
+        self._begin_discards(first)
+
+    def _begin_discards(self, seat: int) -> None:
+        """Give ``seat`` its turn to discard, listing once the pairs its hand holds."""
+        self._current = seat
+        self._discards = [DISCARD + rank for rank in pair_ranks(self._hands[seat])]
 
     def _start_drawing(self) -> None:
         """The player with most cards (first from the dealer's right on ties) offers first."""
@@ -230,8 +236,8 @@ class VecchiaState(State):
                 return POSITIONS[len(self._hands[self._giver])]
             return SINGLE[pending]
         if phase == Phase.DISCARD:
-            ranks = pair_ranks(self._hands[self._current])
-            return [DISCARD + rank for rank in ranks] if ranks else [DONE]
+            # Kept up to date by the discards; apply_action drops it before any change.
+            return self._discards or SINGLE[DONE]
         return []
 
     def _apply(self, action: int) -> None:
@@ -247,7 +253,13 @@ class VecchiaState(State):
         hand = self._hands[seat]
         drawing = self._phase == Phase.DRAW
         if action < DONE:
-            pair = self._pair if drawing else pair_of(hand, action - DISCARD)
+            if drawing:
+                pair = self._pair
+            else:
+                same = of_rank(hand, action - DISCARD)
+                pair = same[0], same[1]
+                if len(same) < 4:
+                    self._discards.remove(action)
             hand.remove(pair[0])
             hand.remove(pair[1])
             entries = _PLAY_ENTRY[seat]
@@ -260,7 +272,7 @@ class VecchiaState(State):
             if following == (self._dealer + 1) % n:
                 self._start_drawing()
             else:
-                self._current = following
+                self._begin_discards(following)
             return
         self._pending = DRAWING
         following = self._next_holder(seat)

@@ -6,6 +6,9 @@ game, its parameters, the seed and the actions. ``replay`` does that and checks 
 The JSON form is an object with the keys ``format`` (``card-arena.match``), ``format_version``,
 ``game``, ``players``, ``params``, ``seed``, ``actions``, ``policies``, ``returns``,
 ``rules_version`` and ``arena_version``. Unknown keys are ignored, so later versions may add some.
+Records of matches played by the runner add ``match_id``, ``time_control``, ``reasons``,
+``seats``, ``faults``, ``debug`` and ``decision_us`` (see ``arena.match.conduct``); substituted
+actions are ordinary actions, so such records replay like any other.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from arena import __version__
 from arena.games import Game, IllegalActionError, State, load_game
 from arena.games.params import ParamValue
 from arena.games.rng import MAX_SEED
+from arena.match.conduct import Conduct
 from arena.match.errors import RecordError, ReplayError
 
 FORMAT = "card-arena.match"
@@ -43,9 +47,12 @@ class MatchRecord:
     returns: tuple[float, ...]
     rules_version: str
     arena_version: str = field(default=__version__)
+    conduct: Conduct | None = None
+    """How the runner conducted the match (None for local and older records)."""
 
     @classmethod
-    def from_state(cls, state: State, policies: Sequence[str]) -> MatchRecord:
+    def from_state(cls, state: State, policies: Sequence[str],
+                   conduct: Conduct | None = None) -> MatchRecord:
         """The record of a match played out on ``state`` by the named policies (one per seat)."""
         game = state.game
         return cls(
@@ -57,6 +64,7 @@ class MatchRecord:
             policies=tuple(policies),
             returns=tuple(float(value) for value in state.returns()),
             rules_version=game.spec.rules_version,
+            conduct=conduct,
         )
 
     def make_game(self) -> Game:
@@ -65,6 +73,7 @@ class MatchRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form, keys in a fixed order."""
+        conduct = self.conduct.to_dict() if self.conduct is not None else {}
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -76,6 +85,7 @@ class MatchRecord:
             "returns": list(self.returns),
             "rules_version": self.rules_version,
             "arena_version": self.arena_version,
+            **conduct,
             "actions": list(self.actions),
         }
 
@@ -125,6 +135,7 @@ class MatchRecord:
             returns=returns,
             rules_version=_str(data, "rules_version"),
             arena_version=_str(data, "arena_version"),
+            conduct=Conduct.from_dict(data, players, actions),
         )
 
     def save(self, path: Path) -> None:

@@ -11,13 +11,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from arena.games import EventKind, Game
+from arena.games import EventKind, Game, load_game
 from arena.games.cards import HIDDEN, Deck
 from arena.match.record import MatchRecord
+from arena.match.results import DealResult, DuplicateResult
 from arena.match.timeline import Step, match_steps
 
 RED_SUITS = frozenset("♥♦")
@@ -349,17 +350,29 @@ def header(record: MatchRecord, game: Game) -> list[Text]:
     return lines
 
 
+def show_reasons(record: MatchRecord) -> bool:
+    """True when a record has a bot seat or a seat that did not end OK."""
+    conduct = record.conduct
+    return conduct is not None and any(
+        seat.agent.get("kind") != "policy" or seat.reason != "OK" for seat in conduct.seats)
+
+
 def scores_table(record: MatchRecord, game: Game) -> Table:
-    """The final returns per seat, with the policy and side of each."""
+    """The final returns per seat, with the player, reason code and side of each."""
     table = Table(title="Final scores", title_justify="left")
     table.add_column("seat", justify="right")
-    table.add_column("policy")
+    table.add_column("player")
+    conduct = record.conduct if show_reasons(record) else None
+    if conduct is not None:
+        table.add_column("reason")
     teams = game.teams()
     if teams:
         table.add_column("side")
     table.add_column("returns", justify="right")
     for seat, (policy, value) in enumerate(zip(record.policies, record.returns, strict=True)):
         row = [str(seat), policy]
+        if conduct is not None:
+            row.append(conduct.seats[seat].reason)
         if teams:
             row.append(next(("+".join(map(str, team)) for team in teams if seat in team), "-"))
         row.append(signed(value))
@@ -376,8 +389,32 @@ def result_line(returns: Sequence[float]) -> Text:
     return Text(f"winner: {winners}", style="bold")
 
 
+def fault_lines(record: MatchRecord, game: Game) -> list[Text]:
+    """One line per fault: decision, seat, kind, strike, what happened, the action played."""
+    conduct = record.conduct
+    if conduct is None or not conduct.faults:
+        return []
+    limit = conduct.time_control.get("strikes")
+    names: dict[int, str] = {}
+    wanted = {fault.decision for fault in conduct.faults if fault.decision is not None}
+    state = game.new_initial_state(record.seed)
+    for index, action in enumerate(record.actions):
+        if index in wanted:
+            names[index] = state.action_to_string(action)
+        state.apply_action(action)
+    lines = [Text("Faults", style="bold")]
+    for fault in conduct.faults:
+        when = f"decision {fault.decision + 1}" if fault.decision is not None else "start"
+        strike = f" (strike {fault.strike} of {limit})" if fault.strike and limit else ""
+        line = _line(f"{when} · {seat_name(fault.seat)} · {fault.kind}{strike}: {fault.detail}")
+        if fault.decision is not None:
+            line.append(f" → played {names[fault.decision]}")
+        lines.append(line)
+    return lines
+
+
 def render_match(record: MatchRecord, console: Console) -> None:
-    """Print a match hand by hand, then the final scores."""
+    """Print a match hand by hand, then the final scores (and faults, if any)."""
     game = record.make_game()
     for line in header(record, game):
         console.print(line, soft_wrap=True)
@@ -386,3 +423,54 @@ def render_match(record: MatchRecord, console: Console) -> None:
     console.print()
     console.print(scores_table(record, game))
     console.print(result_line(record.returns), soft_wrap=True)
+    for line in fault_lines(record, game):
+        console.print(line, soft_wrap=True)
+
+
+def _columns(table: Table, *columns: tuple[str, JustifyMethod]) -> None:
+    """Add named columns with their justification."""
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+
+
+def deal_table(deal: DealResult, number: int, total: int) -> Table:
+    """One deal of a set: each seat's player, reason code and returns."""
+    table = Table(title=f"Deal {number} of {total} · rotation {deal.rotation}",
+                  title_justify="left")
+    _columns(table, ("seat", "right"), ("entrant", "right"), ("player", "left"),
+             ("reason", "left"), ("returns", "right"))
+    for seat, entrant in enumerate(deal.entrants):
+        table.add_row(str(seat), str(entrant), deal.labels[seat], deal.reason_names[seat],
+                      signed(deal.returns[seat]))
+    return table
+
+
+def entrants_table(result: DuplicateResult) -> Table:
+    """Each entrant's seats, returns per deal, total and mean: the paired results."""
+    table = Table(title="Duplicate results", title_justify="left")
+    _columns(table, ("entrant", "right"), ("player", "left"), ("seats", "left"),
+             ("returns", "left"), ("reasons", "left"), ("total", "right"), ("mean", "right"))
+    for entrant in result.entrants:
+        table.add_row(str(entrant.index), entrant.label, " ".join(map(str, entrant.seats)),
+                      " ".join(signed(value) for value in entrant.returns),
+                      " ".join(entrant.reason_names), signed(entrant.total),
+                      f"{entrant.mean:+.3g}" if entrant.mean else "0")
+    return table
+
+
+def render_duplicate(result: DuplicateResult, console: Console) -> None:
+    """Print a set: the game and seed, a table per deal, then the paired results."""
+    game = load_game(result.game, result.players, result.params)
+    title = Text(game.spec.title, style="bold")
+    title.append(f" · {game.id} · {game.num_players} seats · seed {result.seed} · "
+                 f"{len(result.deals)} deals, seats rotated", style="")
+    console.print(title, soft_wrap=True)
+    for number, deal in enumerate(result.deals, 1):
+        console.print()
+        console.print(deal_table(deal, number, len(result.deals)))
+        record = deal.record
+        if record is not None:
+            for line in fault_lines(record, game):
+                console.print(line, soft_wrap=True)
+    console.print()
+    console.print(entrants_table(result))

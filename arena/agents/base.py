@@ -1,0 +1,154 @@
+"""The Agent interface: what the match runner asks of every player, in-process or remote.
+
+Lifecycle, for the whole of a duplicate set: ``launch`` once, then for each deal ``open`` (the
+MatchStart of that deal), ``decide`` for each of the seat's decisions and ``close`` (MatchEnd);
+finally ``shutdown``, always, even after a failure. ``launch``, ``open`` and ``decide`` raise
+``AgentFailure`` when the agent cannot play on.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import Game, Observation, State
+from arena.protocol.v1 import agent_pb2 as pb
+
+
+@dataclass(frozen=True)
+class DealSetup:
+    """One deal as one seat's agent is told of it: the game, the seat, the seed and the clock."""
+
+    game: Game
+    seat: int
+    seed: int
+    match_id: str
+    decision_ms: int
+    bank_ms: int
+    start: Callable[[], pb.MatchStart]
+    """Builds the seat's MatchStart message (only remote agents need it)."""
+
+
+class Turn:
+    """One decision asked of an agent: its request id, and the seat's view in either form."""
+
+    __slots__ = ("_observation", "_observe", "_payload", "_request", "request_id", "seat")
+
+    def __init__(self, request_id: int, seat: int, observe: Callable[[], Observation],
+                 request: Callable[[], bytes]) -> None:
+        """Keep the request id and how to build the observation and the wire request."""
+        self.request_id = request_id
+        self.seat = seat
+        self._observe = observe
+        self._request = request
+        self._observation: Observation | None = None
+        self._payload: bytes | None = None
+
+    def observation(self) -> Observation:
+        """The engine observation of the seat (built once)."""
+        if self._observation is None:
+            self._observation = self._observe()
+        return self._observation
+
+    def payload(self) -> bytes:
+        """The serialized PlayRequest wrapping the seat's DecisionRequest (built once)."""
+        if self._payload is None:
+            self._payload = self._request()
+        return self._payload
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An agent's answer to a request, as received; the runner judges it."""
+
+    request_id: int
+    action_id: int
+    debug: str = ""
+    malformed: str = ""
+    """Non-empty when the answer was not a Decision: what was wrong with it."""
+
+
+@dataclass(frozen=True)
+class DealEnd:
+    """The end of a deal as an agent is told of it."""
+
+    state: State
+    reasons: tuple[int, ...]
+    end: Callable[[], pb.MatchEnd]
+    """Builds the MatchEnd message (only remote agents need it)."""
+
+
+@dataclass(frozen=True)
+class AgentExit:
+    """How an agent ended: the process exit (empty for in-process agents)."""
+
+    status: int | None = None
+    """The exit status; negative: killed by that signal; None: no process."""
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"status": self.status, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class ReadyInfo:
+    """What a bot said of itself in Ready."""
+
+    protocol_version: str = ""
+    bot_name: str = ""
+    bot_version: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        """A JSON-ready form."""
+        return {"protocol_version": self.protocol_version, "bot_name": self.bot_name,
+                "bot_version": self.bot_version}
+
+
+class Agent(ABC):
+    """A player of deals: a reference policy in this process or a bot reached over gRPC."""
+
+    remote: bool = False
+    """True when the agent needs wire messages (built before its clock starts)."""
+
+    timed: bool = True
+    """False for the arena's own reference policies, which the clock does not hold to time."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """A short name for displays: a policy name, or a bot's name."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for the match record."""
+
+    async def launch(self, startup_s: float) -> None:
+        """Start whatever the agent needs (a process); by default nothing."""
+        return None
+
+    @abstractmethod
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Begin a deal for one seat; a bot must answer Ready within ``ready_s`` seconds."""
+
+    @abstractmethod
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The answer to one request, or None when none came within ``timeout_s`` seconds."""
+
+    async def close(self, end: DealEnd) -> None:
+        """End the current deal (tell a bot the result); by default nothing."""
+        return None
+
+    async def shutdown(self) -> AgentExit:
+        """Stop and release everything; safe to call more than once and after failures."""
+        return AgentExit()
+
+    def mark_output(self) -> None:
+        """Start a new window of the agent's captured output (one per deal)."""
+        return None
+
+    def output_windows(self) -> list[str]:
+        """The captured output per window, each capped; empty for in-process agents."""
+        return []

@@ -1,0 +1,39 @@
+"""The errors of agents: a bot that cannot be set up, and an agent that cannot play on."""
+
+from __future__ import annotations
+
+from arena.protocol.v1 import agent_pb2 as pb
+
+
+class BotConfigError(ValueError):
+    """A bot that cannot be run at all: a missing folder, a bad ``bot.toml``, a game it lacks."""
+
+
+class AgentFailure(Exception):
+    """An agent that cannot play on: it did not start, broke its stream or broke the protocol.
+
+    ``reason`` is the seat's ``ReasonCode`` and ``kind`` the fault kind the match log records
+    (``init_error``, ``crash`` or ``oversized``).
+    """
+
+    def __init__(self, reason: int, kind: str, detail: str) -> None:
+        """Keep the reason code, the fault kind and the text naming what happened."""
+        super().__init__(detail)
+        self.reason = reason
+        self.kind = kind
+        self.detail = detail
+
+
+def init_error(detail: str) -> AgentFailure:
+    """A bot that did not start, listen or answer MatchStart correctly."""
+    return AgentFailure(pb.REASON_CODE_INIT_ERROR, "init_error", detail)
+
+
+def crash(detail: str) -> AgentFailure:
+    """A bot that exited or broke its stream."""
+    return AgentFailure(pb.REASON_CODE_CRASH, "crash", detail)
+
+
+def oversized(detail: str) -> AgentFailure:
+    """A bot that sent a message over the arena's size limit (the stream cannot go on)."""
+    return AgentFailure(pb.REASON_CODE_INVALID, "oversized", detail)

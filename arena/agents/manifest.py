@@ -1,0 +1,120 @@
+"""Bot folders: ``bot.toml`` names the bot, its language, its command and the games it plays.
+
+```toml
+name = "mc"
+version = "1.2.0"
+language = "python"
+command = ["python", "bot.py"]     # run in the bot's folder
+games = ["*"]                      # or game ids, such as ["briscola", "tressette"]
+```
+
+A leading ``python`` or ``python3`` in the command is replaced by the arena's own interpreter,
+so a Python bot runs with the packages installed next to the arena (the SDK among them).
+Unknown keys are ignored, so later versions may add some.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.agents.errors import BotConfigError
+
+MANIFEST = "bot.toml"
+"""The file name of a bot's manifest."""
+
+PYTHON_NAMES = frozenset({"python", "python3"})
+"""Command heads replaced by the arena's interpreter."""
+
+ALL_GAMES = "*"
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """A bot's ``bot.toml``, checked, with the folder it runs in."""
+
+    folder: Path
+    name: str
+    version: str
+    language: str
+    command: tuple[str, ...]
+    games: tuple[str, ...]
+    source: str
+    """The bot path as given (file or folder), for messages and records."""
+
+    @classmethod
+    def load(cls, path: str | Path) -> BotManifest:
+        """Read a bot folder (or its ``bot.toml``), or raise ``BotConfigError`` naming why."""
+        given = str(path)
+        target = Path(path)
+        if not target.exists():
+            raise BotConfigError(f"bot {given}: no such file or directory")
+        file = target / MANIFEST if target.is_dir() else target
+        if not file.is_file():
+            raise BotConfigError(f"bot {given}: no {MANIFEST} in this folder")
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise BotConfigError(f"bot {given}: cannot read {file.name}: "
+                                 f"{error.strerror or error}") from None
+        except UnicodeDecodeError:
+            raise BotConfigError(f"bot {given}: {file.name} is not UTF-8 text") from None
+        except tomllib.TOMLDecodeError as error:
+            raise BotConfigError(f"bot {given}: {file.name} is not valid TOML: {error}") from None
+        return cls(
+            folder=file.resolve().parent,
+            name=_text(data, "name", given),
+            version=_text(data, "version", given),
+            language=_text(data, "language", given),
+            command=_strings(data, "command", given, required=True),
+            games=_strings(data, "games", given, required=False) or (ALL_GAMES,),
+            source=given,
+        )
+
+    def plays(self, game_id: str) -> bool:
+        """True when the bot says it plays this game."""
+        return ALL_GAMES in self.games or game_id in self.games
+
+    def check_game(self, game_id: str) -> None:
+        """Raise ``BotConfigError`` when the bot does not play this game."""
+        if not self.plays(game_id):
+            raise BotConfigError(f"bot {self.name} ({self.source}) does not play {game_id}: "
+                                 f"its {MANIFEST} lists games {', '.join(self.games)}")
+
+    def argv(self) -> list[str]:
+        """The command to run, with a leading ``python`` replaced by this interpreter."""
+        head, *rest = self.command
+        return [sys.executable if head in PYTHON_NAMES else head, *rest]
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for the match record."""
+        return {"kind": "bot", "name": self.name, "version": self.version,
+                "language": self.language, "path": self.source}
+
+
+def _text(data: dict[str, Any], key: str, given: str) -> str:
+    """A required non-empty string."""
+    if key not in data:
+        raise BotConfigError(f"bot {given}: {MANIFEST} has no {key!r}")
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise BotConfigError(f"bot {given}: {MANIFEST} {key!r} must be a non-empty string, "
+                             f"got {value!r}")
+    return value
+
+
+def _strings(data: dict[str, Any], key: str, given: str, required: bool) -> tuple[str, ...]:
+    """A list of non-empty strings (required ones must not be empty)."""
+    if key not in data:
+        if required:
+            raise BotConfigError(f"bot {given}: {MANIFEST} has no {key!r}")
+        return ()
+    value = data[key]
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(item, str) and item for item in value)):
+        raise BotConfigError(f"bot {given}: {MANIFEST} {key!r} must be a non-empty list of "
+                             f"non-empty strings, got {value!r}")
+    return tuple(value)

@@ -1,0 +1,40 @@
+"""The in-process agent: a reference policy (``random`` or ``heuristic``), no gRPC."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.agents.base import Agent, DealSetup, Reply, Turn
+from arena.policies import Policy, make_policy
+from arena.protocol import wire_action
+
+
+class PolicyAgent(Agent):
+    """Plays a seat with ``make_policy(name, game, seat, seed)``, built afresh for each deal."""
+
+    timed = False
+
+    def __init__(self, policy: str) -> None:
+        """Remember the policy name; the policy itself is made when a deal opens."""
+        self.policy_name = policy
+        self._policy: Policy | None = None
+
+    @property
+    def label(self) -> str:
+        """The policy name."""
+        return self.policy_name
+
+    def describe(self) -> dict[str, Any]:
+        """``{"kind": "policy", "name": ...}``."""
+        return {"kind": "policy", "name": self.policy_name}
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Make the policy for the deal's game, seat and seed."""
+        self._policy = make_policy(self.policy_name, setup.game, setup.seat, setup.seed)
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply:
+        """The policy's action for the turn's observation, as a wire id."""
+        if self._policy is None:
+            raise RuntimeError(f"policy agent {self.policy_name!r} asked to decide before open")
+        action = self._policy.act(turn.observation())
+        return Reply(request_id=turn.request_id, action_id=wire_action(action))

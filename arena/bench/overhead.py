@@ -1,0 +1,147 @@
+"""The arena's own work per decision: the runner playing against agents that answer at once.
+
+A scripted agent stands in for a remote bot: the runner builds its MatchStart, every
+DecisionRequest (observation, encoding) and the MatchEnd as for a bot, and the agent answers
+each request at once with the serialized Decision of a random playout chosen beforehand,
+which the runner parses, checks, applies and records as any answer. The thread's CPU time of
+the whole run divided by its decisions is the arena-side cost of a decision, without any
+wait for a bot. The messages are kept, as each seat's Play stream of each deal (MatchStart,
+then the seat's requests): baselines send the same bytes.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.agents import Agent, DealEnd, DealSetup, Reply, Turn
+from arena.agents.stream import parse_reply
+from arena.bench.errors import BenchError
+from arena.games import Game
+from arena.match.results import DuplicateResult
+from arena.match.runner import run_duplicate_async
+from arena.protocol import wire_action
+from arena.protocol.v1 import agent_pb2 as pb
+
+
+def random_script(game: Game, seed: int) -> list[int]:
+    """The engine actions of a uniformly random playout of deal ``seed``."""
+    rand = random.Random(seed).random
+    state = game.new_initial_state(seed)
+    actions = []
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        action = legal[int(rand() * len(legal))]
+        state.apply_action(action)
+        actions.append(action)
+    return actions
+
+
+def decision_bytes(script: Sequence[int]) -> list[bytes]:
+    """The serialized Decision answering each request of a playout (request id = index + 1)."""
+    return [pb.PlayResponse(decision=pb.Decision(request_id=index + 1,
+                                                 action_id=wire_action(action)))
+            .SerializeToString() for index, action in enumerate(script)]
+
+
+class ScriptedAgent(Agent):
+    """A remote-like agent answering at once from a script; it keeps the messages it gets."""
+
+    remote = True
+
+    def __init__(self, answers: Sequence[bytes], streams: list[list[bytes]]) -> None:
+        """Answer request ``i`` with ``answers[i - 1]``; add each deal's messages to
+        ``streams``."""
+        self.answers = answers
+        self.streams = streams
+        self.stream: list[bytes] = []
+
+    @property
+    def label(self) -> str:
+        """``scripted``."""
+        return "scripted"
+
+    def describe(self) -> dict[str, Any]:
+        """``{"kind": "scripted"}``."""
+        return {"kind": "scripted"}
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Build the MatchStart as for a bot; it starts the seat's stream of this deal."""
+        self.stream = [pb.PlayRequest(match_start=setup.start()).SerializeToString()]
+        self.streams.append(self.stream)
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply:
+        """The scripted answer, parsed as a bot's would be."""
+        self.stream.append(turn.payload())
+        return parse_reply(self.answers[turn.request_id - 1])
+
+    async def close(self, end: DealEnd) -> None:
+        """Build the MatchEnd as for a bot."""
+        pb.PlayRequest(match_end=end.end()).SerializeToString()
+
+
+@dataclass(frozen=True)
+class ScriptedSeat:
+    """A seat spec making scripted agents that share one script and one list of streams."""
+
+    answers: Sequence[bytes]
+    streams: list[list[bytes]]
+
+    @property
+    def label(self) -> str:
+        """``scripted``."""
+        return "scripted"
+
+    def check(self, game: Game) -> None:
+        """Any game."""
+
+    def create_agent(self) -> ScriptedAgent:
+        """A scripted agent."""
+        return ScriptedAgent(self.answers, self.streams)
+
+
+@dataclass(frozen=True)
+class OverheadSample:
+    """One measured duplicate set: its decisions, the CPU time, and the messages sent."""
+
+    decisions: int
+    cpu_ns: int
+    streams: list[list[bytes]]
+    """Each seat's Play stream of each deal: its MatchStart, then its DecisionRequests."""
+
+    @property
+    def request_sizes(self) -> list[int]:
+        """The size in bytes of every DecisionRequest."""
+        return [len(request) for stream in self.streams for request in stream[1:]]
+
+    @property
+    def us_per_decision(self) -> float:
+        """Arena-side CPU microseconds per decision."""
+        return self.cpu_ns / self.decisions / 1000
+
+
+def check_clean(result: DuplicateResult, what: str) -> None:
+    """Raise ``BenchError`` when a deal of ``result`` was void or had a fault."""
+    problems = [problem for deal in result.deals for problem in deal.problems()]
+    faults = [f"{fault.kind} at decision {fault.decision} of seat {fault.seat}: {fault.detail}"
+              for deal in result.deals for fault in deal.faults]
+    if problems or faults:
+        raise BenchError(f"{what} with seed {result.seed} did not play cleanly: "
+                         + "; ".join(problems + faults))
+
+
+async def measure_overhead(game: Game, seed: int) -> OverheadSample:
+    """Play a duplicate set of deal ``seed`` with scripted agents at every seat; time it."""
+    answers = decision_bytes(random_script(game, seed))
+    streams: list[list[bytes]] = []
+    seat = ScriptedSeat(answers, streams)
+    clock = time.thread_time_ns
+    start = clock()
+    result = await run_duplicate_async(game, seed, [seat] * game.num_players)
+    cpu_ns = max(clock() - start, 1)
+    check_clean(result, "a scripted duplicate set")
+    decisions = sum(len(record.actions) for record in result.records)
+    return OverheadSample(decisions, cpu_ns, streams)

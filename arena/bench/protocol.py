@@ -1,0 +1,385 @@
+"""``arena bench protocol``: a decision's round trip to a bot process against raw gRPC.
+
+Three measurements, interleaved round by round so that the shared machine's load falls on all
+of them alike:
+
+- arena side: the runner plays a duplicate set against scripted agents that answer at once
+  (``overhead``); the thread's CPU time per decision is the arena's own work (observation,
+  encoding, checking, applying, recording), without any wait for a bot;
+- raw: the messages of that set, as serialized bytes (each seat's Play stream of each deal),
+  sent in lock step to a bare gRPC server process that answers each with the same Decision
+  (``pingpong``);
+- bot alone: the same streams, sent by the same lock-step client to the bot process itself, so
+  that the gap between raw and arena splits into the bot's share (its SDK and its choice) and
+  the arena's share;
+- arena: the runner plays the same deal as a duplicate set with the random sample bot (a real
+  process, over a Unix socket) at every seat; the round trip of a decision is the time the
+  runner records for it (from sending the request to having the answer).
+
+The figures are the medians (p50) and 99th percentiles of all round trips, and the ratio of
+the arena's p50 to the raw p50. Then, with the same bot, decisions per second with 1 and with
+8 duplicate sets played at once in one event loop (each set with its own bot processes,
+started beforehand). Start-up of processes is never timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from arena.agents import BotConfigError, BotManifest
+from arena.bench.errors import BenchError
+from arena.bench.launched import LaunchedSeat, launched_bots
+from arena.bench.overhead import check_clean, measure_overhead
+from arena.bench.pingpong import LockStepClient, PingPongProcess
+from arena.bench.stats import percentile
+from arena.games import Game, load_game
+from arena.match.runner import run_duplicate_async
+
+GOAL_RATIO = 1.3
+"""The arena's p50 round trip should be at most this many raw p50 round trips."""
+
+GOAL_ARENA_US = 30.0
+"""The arena's own work per decision should take at most this many microseconds."""
+
+DEFAULT_GAME = "briscola"
+DEFAULT_ROUNDS = 10
+DEFAULT_CONCURRENCY = (1, 8)
+DEFAULT_THROUGHPUT_S = 3.0
+"""Seconds each throughput measurement keeps starting new duplicate sets."""
+
+STARTUP_S = 30.0
+"""How long a bot process or the raw server may take to listen (the machine may be busy)."""
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_RANDOM = ROOT / "sample_bots" / "python" / "random"
+"""The random sample bot of a source checkout."""
+
+PIPE_WIDTH = 120
+"""Table width when stdout is not a terminal."""
+
+Progress = Callable[[str], None]
+
+
+def short_temp_root() -> Path:
+    """A fresh temporary folder with a short path (Unix socket paths are limited to 107 bytes)."""
+    base = tempfile.gettempdir()
+    if len(base) > 40 and Path("/tmp").is_dir():
+        base = "/tmp"
+    return Path(tempfile.mkdtemp(prefix="cab-", dir=base))
+
+
+@contextmanager
+def temp_root() -> Iterator[Path]:
+    """A short temporary folder for sockets and bots' folders, removed afterwards."""
+    root = short_temp_root()
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def load_bot(path: Path, game: Game, sample: Path | None = None) -> BotManifest:
+    """The bot folder's manifest, checked against the game (``BotConfigError`` if not);
+    ``sample``: the default folder, whose absence gets a hint."""
+    if sample is not None and Path(path) == sample and not sample.exists():
+        raise BotConfigError(f"the sample bot {sample.name} is not at {sample} (it comes with "
+                             "a source checkout of the arena): pass --bot PATH")
+    manifest = BotManifest.load(path)
+    manifest.check_game(game.id)
+    return manifest
+
+
+def _times(records: Sequence[Any]) -> list[int]:
+    """The recorded time of every decision of some match records (µs)."""
+    return [us for record in records for us in record.conduct.decision_us if us is not None]
+
+
+def _round_trips(values: Sequence[float]) -> dict[str, float]:
+    """p50 and p99 of some round trips, rounded to 0.1 µs."""
+    return {"p50_us": round(percentile(values, 50), 1), "p99_us": round(percentile(values, 99), 1)}
+
+
+class _Latency:
+    """The samples of the interleaved rounds."""
+
+    def __init__(self) -> None:
+        """No samples yet."""
+        self.arena_us: list[int] = []
+        self.raw_us: list[int] = []
+        self.bot_us: list[int] = []
+        self.overhead_us: list[float] = []
+        self.request_bytes: list[int] = []
+        self.arena_medians: list[float] = []
+        self.raw_medians: list[float] = []
+        self.bot_medians: list[float] = []
+
+
+async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPongProcess,
+                 direct: LockStepClient, latency: _Latency | None) -> None:
+    """One round on deal ``seed``: arena side, raw, bot alone and arena; kept unless a
+    warm-up."""
+    overhead = await measure_overhead(game, seed)
+    raw_us = await raw.client.play(overhead.streams)
+    bot_us = await direct.play(overhead.streams)
+    result = await run_duplicate_async(game, seed, seats)
+    check_clean(result, "a duplicate set with the bot")
+    arena_us = _times(result.records)
+    if latency is None:
+        return
+    latency.overhead_us.append(overhead.us_per_decision)
+    latency.raw_us += raw_us
+    latency.bot_us += bot_us
+    latency.arena_us += arena_us
+    latency.request_bytes += overhead.request_sizes
+    latency.raw_medians.append(statistics.median(raw_us))
+    latency.bot_medians.append(statistics.median(bot_us))
+    latency.arena_medians.append(statistics.median(arena_us))
+
+
+async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], deadline: float,
+                times: list[int]) -> int:
+    """Play duplicate sets until ``deadline`` (at least one); the decisions played."""
+    loop = asyncio.get_running_loop()
+    decisions = 0
+    while True:
+        result = await run_duplicate_async(game, next(seeds), seats)
+        check_clean(result, "a duplicate set with the bot")
+        decisions += sum(len(record.actions) for record in result.records)
+        times += _times(result.records)
+        if loop.time() >= deadline:
+            return decisions
+
+
+async def _throughput(game: Game, lanes: list[list[LaunchedSeat]], seconds: float,
+                      seeds: Iterator[int]) -> dict[str, Any]:
+    """Decisions per second with one duplicate set at a time in each lane, all lanes at once."""
+    loop = asyncio.get_running_loop()
+    times: list[int] = []
+    start, cpu_start = time.perf_counter(), time.process_time()
+    deadline = loop.time() + seconds
+    counts = await asyncio.gather(*(_lane(game, seats, seeds, deadline, times)
+                                    for seats in lanes))
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    decisions = sum(counts)
+    return {"matches": len(lanes), "decisions": decisions, "seconds": round(wall, 3),
+            "decisions_per_s": round(decisions / wall, 1),
+            "arena_cpu_us_per_decision": round(cpu / decisions * 1e6, 1),
+            **_round_trips(times)}
+
+
+async def _measure(game: Game, manifest: BotManifest, rounds: int,
+                   concurrency: Sequence[int], throughput_s: float,
+                   progress: Progress) -> tuple[_Latency, list[dict[str, Any]]]:
+    """Run every measurement with bots and the raw server in one temporary folder."""
+    players = game.num_players
+    latency = _Latency()
+    throughput = []
+    seeds = itertools.count(rounds + 1)
+    with temp_root() as root:
+        raw = PingPongProcess(root)
+        try:
+            progress("starting the raw server and the bots")
+            await raw.start(STARTUP_S)
+            async with launched_bots(manifest, root, players, STARTUP_S) as first:
+                direct = LockStepClient(first[0].address)
+                try:
+                    await direct.connect()
+                    progress("warming up")
+                    await _round(game, rounds, first, raw, direct, None)
+                    for index in range(rounds):
+                        progress(f"round trips, round {index + 1} of {rounds}")
+                        await _round(game, index, first, raw, direct, latency)
+                finally:
+                    await direct.close()
+                await raw.stop()
+                for matches in concurrency:
+                    progress(f"decisions per second with {matches} matches at once")
+                    async with launched_bots(manifest, root, (matches - 1) * players,
+                                             STARTUP_S) as extra:
+                        lanes = [first] + [extra[lane * players:(lane + 1) * players]
+                                           for lane in range(matches - 1)]
+                        throughput.append(await _throughput(game, lanes, throughput_s, seeds))
+        finally:
+            await raw.stop()
+    return latency, throughput
+
+
+def _check_options(rounds: int, concurrency: Sequence[int], throughput_s: float) -> None:
+    """Raise ``ValueError`` for options out of range."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    if not concurrency or any(matches < 1 for matches in concurrency):
+        raise ValueError(f"concurrent matches must be positive, got {list(concurrency)}")
+    if throughput_s < 0:
+        raise ValueError(f"throughput seconds must not be negative, got {throughput_s}")
+
+
+def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
+                       bot: Path = SAMPLE_RANDOM, rounds: int = DEFAULT_ROUNDS,
+                       concurrency: Sequence[int] = DEFAULT_CONCURRENCY,
+                       throughput_s: float = DEFAULT_THROUGHPUT_S,
+                       progress: Progress | None = None) -> dict[str, Any]:
+    """Measure round trips, arena-side work and throughput; the JSON-ready report."""
+    _check_options(rounds, concurrency, throughput_s)
+    game = load_game(game_id, players)
+    manifest = load_bot(bot, game, SAMPLE_RANDOM)
+    latency, throughput = asyncio.run(_measure(game, manifest, rounds, concurrency,
+                                               throughput_s, progress or (lambda text: None)))
+    arena = _round_trips(latency.arena_us)
+    raw = _round_trips(latency.raw_us)
+    alone = _round_trips(latency.bot_us)
+    ratio = round(arena["p50_us"] / raw["p50_us"], 3)
+    arena_us = round(statistics.median(latency.overhead_us), 2)
+    sizes = latency.request_bytes
+    return {
+        "game": game.id,
+        "players": game.num_players,
+        "bot": {"name": manifest.name, "version": manifest.version, "path": manifest.source},
+        "p50_us": arena["p50_us"],
+        "p99_us": arena["p99_us"],
+        "raw_p50_us": raw["p50_us"],
+        "raw_p99_us": raw["p99_us"],
+        "bot_p50_us": alone["p50_us"],
+        "bot_p99_us": alone["p99_us"],
+        "bot_share_us": round(alone["p50_us"] - raw["p50_us"], 1),
+        "arena_share_us": round(arena["p50_us"] - alone["p50_us"], 1),
+        "ratio": ratio,
+        "arena_us_per_decision": arena_us,
+        "goal_ratio": GOAL_RATIO,
+        "goal_arena_us": GOAL_ARENA_US,
+        "meets_ratio_goal": ratio <= GOAL_RATIO,
+        "meets_arena_goal": arena_us <= GOAL_ARENA_US,
+        "decisions_per_s": {str(row["matches"]): row["decisions_per_s"] for row in throughput},
+        "throughput": throughput,
+        "rounds": rounds,
+        "round_trips": {"arena": len(latency.arena_us), "raw": len(latency.raw_us),
+                        "bot": len(latency.bot_us)},
+        "round_medians_us": {"arena": latency.arena_medians, "raw": latency.raw_medians,
+                             "bot": latency.bot_medians,
+                             "arena_side": [round(us, 2) for us in latency.overhead_us]},
+        "request_bytes": {"mean": round(statistics.fmean(sizes), 1), "max": max(sizes)},
+        "throughput_seconds": throughput_s,
+        "python": platform.python_version(),
+        "grpc": grpc.__version__,
+    }
+
+
+def _mark(ok: bool) -> str:
+    """A green tick or a red cross."""
+    return "[green]✓[/green]" if ok else "[red]✗[/red]"
+
+
+def render_table(report: dict[str, Any]) -> Table:
+    """The report as a rich table: figure, value, goal and verdict."""
+    bot = report["bot"]
+    sizes = report["request_bytes"]
+    trips = report["round_trips"]
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption_justify="left",
+        title=f"Protocol: a decision's round trip to a bot process, {report['game']} with "
+              f"{report['players']} seats",
+        caption=(f"bot: {bot['name']} {bot['version']} at every seat, a process over a Unix "
+                 f"socket; raw: a bare gRPC server answering at once; requests of "
+                 f"{sizes['mean']:.0f} bytes on average, at most {sizes['max']}\n"
+                 f"{trips['arena']} arena, {trips['raw']} raw and {trips['bot']} bot-alone "
+                 f"round trips in {report['rounds']} interleaved rounds; arena side: the "
+                 f"runner's CPU time per decision against agents that answer at once\n"
+                 f"Python {report['python']}, grpcio {report['grpc']}"),
+    )
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right")
+    table.add_column("goal")
+    table.add_column("", justify="center")
+
+    def micros(value: float) -> str:
+        """A time in whole microseconds."""
+        return f"{value:,.0f} µs"
+
+    table.add_row("round trip p50 / p99, arena",
+                  f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
+    table.add_row("round trip p50 / p99, raw gRPC",
+                  f"{micros(report['raw_p50_us'])} / {micros(report['raw_p99_us'])}", "", "")
+    table.add_row("round trip p50 / p99, bot alone",
+                  f"{micros(report['bot_p50_us'])} / {micros(report['bot_p99_us'])}", "", "")
+    table.add_row("p50 arena / raw", f"{report['ratio']:.2f}", f"≤ {report['goal_ratio']}",
+                  _mark(report["meets_ratio_goal"]))
+    table.add_row("  of the p50 gap: the bot's share", micros(report["bot_share_us"]), "", "")
+    table.add_row("  of the p50 gap: the arena's share", micros(report["arena_share_us"]), "",
+                  "")
+    table.add_row("arena-side work per decision", f"{report['arena_us_per_decision']:.1f} µs",
+                  f"≤ {report['goal_arena_us']:g} µs", _mark(report["meets_arena_goal"]))
+    for row in report["throughput"]:
+        matches = row["matches"]
+        at_once = f"{matches} match{'es' if matches != 1 else ''} at once"
+        table.add_row(f"decisions/s, {at_once}", f"{row['decisions_per_s']:,.0f}", "", "")
+        table.add_row(f"  round trip p50 / p99, {at_once}",
+                      f"{micros(row['p50_us'])} / {micros(row['p99_us'])}", "", "")
+        table.add_row("  arena process CPU per decision (gRPC included)",
+                      micros(row["arena_cpu_us_per_decision"]), "", "")
+    return table
+
+
+@contextmanager
+def status(console: Console) -> Iterator[Progress]:
+    """A transient status line on stderr, updated through the yielded callback."""
+    with console.status("measuring") as line:
+        yield lambda text: line.update(f"measuring: {text}")
+
+
+def print_report(report: dict[str, Any], as_json: bool, table: Table) -> None:
+    """Write the report as JSON on stdout, or print the table."""
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return
+    console = Console()
+    if not console.is_terminal:
+        console.width = max(console.width, PIPE_WIDTH)
+    console.print(table)
+
+
+def fail(error: BenchError) -> typer.Exit:
+    """Print the error on stderr; the exit to raise."""
+    Console(stderr=True).print(f"[red]error:[/red] {escape(str(error))}", highlight=False,
+                               soft_wrap=True)
+    return typer.Exit(code=1)
+
+
+def bench_protocol_command(game_id: str = DEFAULT_GAME, players: int | None = None,
+                           bot: Path = SAMPLE_RANDOM, rounds: int = DEFAULT_ROUNDS,
+                           concurrency: Sequence[int] = DEFAULT_CONCURRENCY,
+                           throughput_s: float = DEFAULT_THROUGHPUT_S,
+                           as_json: bool = False) -> None:
+    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
+    try:
+        _check_options(rounds, concurrency, throughput_s)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    try:
+        with status(Console(stderr=True)) as progress:
+            report = run_protocol_bench(game_id, players, bot, rounds, concurrency,
+                                        throughput_s, progress)
+    except BenchError as error:
+        raise fail(error) from None
+    print_report(report, as_json, render_table(report))

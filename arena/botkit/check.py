@@ -1,0 +1,324 @@
+"""``arena bot check``: run a bot folder through the conformance checks, one line per check.
+
+The checks, in order: the manifest (``bot.toml``), start-up (the process starts and listens
+within the start-up deadline), the handshake (Ready with the arena's protocol version), legal
+play in one deal of every game the bot claims (its default seat count and parameters, the bot
+at seat 0 and the random policy elsewhere), deadlines (no timeout over those deals) and a clean
+shutdown (the bot exits on SIGTERM within the grace period and removes its socket). The bot
+process starts once for all of them. A check that cannot run after an earlier failure is
+skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.agents import (
+    MANIFEST,
+    AgentFailure,
+    BotConfigError,
+    BotManifest,
+    PolicySeat,
+    SeatSpec,
+)
+from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedProcessAgent
+from arena.games import GameError, game_ids, load_game
+from arena.match.faults import Fault, FaultKind
+from arena.match.results import DealResult
+from arena.match.runner import run_duplicate_async
+from arena.match.timecontrol import TimeControl
+from arena.protocol import PROTOCOL_VERSION
+from arena.protocol.v1 import agent_pb2 as pb
+
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+
+BOT_SEAT = 0
+"""The seat the bot plays in every checked deal."""
+
+OUTPUT_LINE_CAP = 200
+"""Characters of a bot's last output line quoted in a failure."""
+
+
+def last_output(text: str) -> str:
+    """``; its last output: ...`` with the last non-empty line of a bot's output, or nothing."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[-1]
+    if len(line) > OUTPUT_LINE_CAP:
+        line = line[:OUTPUT_LINE_CAP - 3] + "..."
+    return f"; its last output: {line}"
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    """The outcome of one check: PASS, FAIL or SKIP, with a note or the reason."""
+
+    check: str
+    status: str
+    detail: str = ""
+    seconds: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True for a failed check."""
+        return self.status == FAIL
+
+    def text(self) -> str:
+        """``PASS start-up (0.21 s)`` or ``FAIL legal play tressette: ...``."""
+        notes = [self.detail] if self.detail and self.status == PASS else []
+        if self.seconds is not None:
+            notes.append(f"{self.seconds:.2f} s")
+        line = f"{self.status} {self.check}"
+        if notes:
+            line += f" ({'; '.join(notes)})"
+        if self.detail and self.status != PASS:
+            line += f": {self.detail}"
+        return " ".join(line.split())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        seconds = None if self.seconds is None else round(self.seconds, 3)
+        return {"check": self.check, "status": self.status, "detail": self.detail,
+                "seconds": seconds}
+
+
+@dataclass
+class CheckReport:
+    """Every check of one bot."""
+
+    path: str
+    name: str = ""
+    lines: list[CheckLine] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed."""
+        return not any(line.failed for line in self.lines)
+
+    def summary(self) -> str:
+        """One closing line: how many checks passed."""
+        failed = sum(line.failed for line in self.lines)
+        who = f"bot {self.name or self.path}"
+        if not failed:
+            return f"{who}: all {len(self.lines)} checks passed"
+        return f"{who}: {failed} of {len(self.lines)} checks failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"bot": self.path, "name": self.name, "passed": self.passed,
+                "checks": [line.to_dict() for line in self.lines]}
+
+
+def unknown_games(manifest: BotManifest) -> list[str]:
+    """The game ids the manifest lists that this arena does not know (plugins not installed)."""
+    known = set(game_ids())
+    return [game_id for game_id in manifest.games if game_id != "*" and game_id not in known]
+
+
+def claimed_games(manifest: BotManifest, wanted: Sequence[str] = ()) -> list[str]:
+    """The game ids to check: ``wanted`` (each one the bot must claim), else all it claims."""
+    known = game_ids()
+    for game_id in wanted:
+        if game_id not in known:
+            raise GameError(f"unknown game {game_id!r}; known games: {', '.join(known)}")
+        manifest.check_game(game_id)
+    if wanted:
+        return list(dict.fromkeys(wanted))
+    return [game_id for game_id in known if manifest.plays(game_id)]
+
+
+@dataclass
+class _Run:
+    """A check in progress: the report, and where each line goes as soon as it is known."""
+
+    report: CheckReport
+    emit: Callable[[CheckLine], None]
+
+    def add(self, check: str, status: str, detail: str = "",
+            seconds: float | None = None) -> CheckLine:
+        """Record a line and pass it on."""
+        line = CheckLine(check, status, " ".join(detail.split()), seconds)
+        self.report.lines.append(line)
+        self.emit(line)
+        return line
+
+
+def _bot_faults(deal: DealResult, timeouts: bool) -> list[Fault]:
+    """The bot's timeouts, or its other faults, in the deal."""
+    return [fault for fault in deal.faults
+            if fault.seat == BOT_SEAT and (fault.kind == FaultKind.TIMEOUT) == timeouts]
+
+
+def _describe(fault: Fault) -> str:
+    """``kind: detail (decision k)``."""
+    where = f" (decision {fault.decision})" if fault.decision is not None else ""
+    return f"{fault.kind}: {fault.detail}{where}"
+
+
+async def _play_game(game_id: str, agent: ObservedProcessAgent, control: TimeControl,
+                     seed: int) -> tuple[DealResult, Borrowed]:
+    """One deal of a game with the bot at seat 0 and random policies elsewhere."""
+    game = load_game(game_id)
+    loans: list[Borrowed] = []
+    seats: list[SeatSpec] = [BorrowedSeat(agent, loans)]
+    seats += [PolicySeat("random")] * (game.num_players - 1)
+    result = await run_duplicate_async(game, seed, seats, control, rotations=1,
+                                       match_id=f"check-{game_id}")
+    return result.deals[0], loans[0]
+
+
+def _handshake(run: _Run, deal: DealResult, agent: ObservedProcessAgent) -> bool:
+    """The handshake line from the first deal; False when it failed."""
+    failed = [fault for fault in _bot_faults(deal, timeouts=False)
+              if fault.kind == FaultKind.INIT_ERROR]
+    if failed or deal.void:
+        run.add("handshake", FAIL, failed[0].detail if failed else deal.details[BOT_SEAT])
+        return False
+    ready = agent.ready
+    said = f"{ready.bot_name} {ready.bot_version}, " if ready and ready.bot_name else ""
+    run.add("handshake", PASS, f"{said}{PROTOCOL_VERSION}")
+    return True
+
+
+def _legal_play(run: _Run, game_id: str, deal: DealResult, loan: Borrowed) -> None:
+    """The legal-play line of one game."""
+    check = f"legal play {game_id}"
+    if deal.void:
+        run.add(check, FAIL, f"the deal is void: {deal.void}")
+        return
+    faults = _bot_faults(deal, timeouts=False)
+    problem = _describe(faults[0]) if faults else ""
+    if not problem and deal.forfeited[BOT_SEAT]:
+        problem = f"{deal.reason_names[BOT_SEAT]}: {deal.details[BOT_SEAT]}"
+    if problem:
+        if deal.reasons[BOT_SEAT] in (pb.REASON_CODE_CRASH, pb.REASON_CODE_INIT_ERROR):
+            stderr = deal.record.conduct.seats[BOT_SEAT].stderr if (
+                deal.record is not None and deal.record.conduct is not None) else ""
+            problem += last_output(stderr)
+        run.add(check, FAIL, problem)
+        return
+    players = len(deal.returns)
+    plural = "" if loan.decisions == 1 else "s"
+    run.add(check, PASS, f"{players} seats, {loan.decisions} decision{plural}")
+
+
+def _deadlines(run: _Run, played: list[tuple[str, DealResult, Borrowed]],
+               control: TimeControl) -> None:
+    """The deadlines line over every deal played."""
+    late = [(game_id, fault) for game_id, deal, _ in played
+            for fault in _bot_faults(deal, timeouts=True)]
+    if late:
+        game_id, first = late[0]
+        count = f"{len(late)} timeout{'' if len(late) == 1 else 's'}"
+        run.add("deadlines", FAIL, f"{count}; the first in {game_id}: {_describe(first)}")
+        return
+    slowest = max((loan.slowest_us for _, _, loan in played), default=0)
+    run.add("deadlines", PASS, f"slowest decision {slowest / 1000:.0f} ms of "
+                               f"{control.decision_ms} ms")
+
+
+async def check_bot_async(path: str | Path, games: Sequence[str] = (),
+                          control: TimeControl | None = None, seed: int = 1,
+                          temp_root: Path | None = None,
+                          emit: Callable[[CheckLine], None] | None = None) -> CheckReport:
+    """Run every check on a bot folder; ``emit`` gets each line as soon as it is known.
+
+    A game the bot does not claim, or an unknown game, in ``games`` raises ``BotConfigError``
+    or ``GameError`` before anything starts.
+    """
+    control = control or TimeControl()
+    run = _Run(CheckReport(str(path)), emit or (lambda line: None))
+    try:
+        manifest = BotManifest.load(path)
+    except BotConfigError as error:
+        run.add("manifest", FAIL, str(error))
+        return run.report
+    run.report.name = manifest.name
+    game_list = claimed_games(manifest, games)
+    count = len(game_list)
+    unknown = unknown_games(manifest)
+    if not game_list:
+        run.add("manifest", FAIL, f"bot {manifest.name}: no game of its {MANIFEST} is known "
+                                  f"here: {', '.join(unknown)}")
+        return run.report
+    note = f"; not known here: {', '.join(unknown)}" if unknown and not games else ""
+    run.add("manifest", PASS, f"{manifest.name} {manifest.version}, {manifest.language}, "
+                              f"{count} game{'' if count == 1 else 's'}{note}")
+    agent = ObservedProcessAgent(manifest, temp_root=temp_root)
+    failure: AgentFailure | None = None
+    try:
+        start = time.monotonic()
+        try:
+            await agent.launch(control.startup_ms / 1000)
+        except AgentFailure as error:
+            failure = error
+        else:
+            run.add("start-up", PASS, seconds=time.monotonic() - start)
+            await _play_games(run, agent, game_list, control, seed)
+    finally:
+        await agent.shutdown()
+    if failure is not None:
+        windows = agent.output_windows()
+        run.add("start-up", FAIL, failure.detail + last_output(windows[-1] if windows else ""))
+        _skip_games(run, game_list, "the bot did not start", handshake=True)
+        run.add("clean shutdown", SKIP, "the bot did not start")
+    else:
+        _shutdown_line(run, agent)
+    return run.report
+
+
+def _skip_games(run: _Run, game_list: Sequence[str], why: str, handshake: bool) -> None:
+    """SKIP lines for the checks that need a bot that started (and shook hands)."""
+    if handshake:
+        run.add("handshake", SKIP, why)
+    count = len(game_list)
+    what = game_list[0] if count == 1 else f"({count} games)"
+    run.add(f"legal play {what}", SKIP, why)
+    run.add("deadlines", SKIP, why)
+
+
+async def _play_games(run: _Run, agent: ObservedProcessAgent, game_list: Sequence[str],
+                      control: TimeControl, seed: int) -> None:
+    """The handshake, legal-play and deadlines lines."""
+    played: list[tuple[str, DealResult, Borrowed]] = []
+    shaken = False
+    for game_id in game_list:
+        check = f"legal play {game_id}"
+        if shaken and agent.process is not None and agent.process.returncode is not None:
+            run.add(check, SKIP, "the bot is no longer running")
+            continue
+        deal, loan = await _play_game(game_id, agent, control, seed)
+        if not shaken:
+            shaken = _handshake(run, deal, agent)
+            if not shaken:
+                _skip_games(run, game_list, "the handshake failed", handshake=False)
+                return
+        _legal_play(run, game_id, deal, loan)
+        played.append((game_id, deal, loan))
+    _deadlines(run, played, control)
+
+
+def _shutdown_line(run: _Run, agent: ObservedProcessAgent) -> None:
+    """The clean-shutdown line."""
+    note = agent.stop_note
+    if note is None:
+        run.add("clean shutdown", FAIL, "the bot's process was not stopped")
+        return
+    problem = note.problem()
+    if problem:
+        run.add("clean shutdown", FAIL, problem)
+    else:
+        run.add("clean shutdown", PASS, seconds=note.seconds)
+
+
+def check_bot(path: str | Path, games: Sequence[str] = (), control: TimeControl | None = None,
+              seed: int = 1, temp_root: Path | None = None,
+              emit: Callable[[CheckLine], None] | None = None) -> CheckReport:
+    """``check_bot_async`` in a new event loop."""
+    return asyncio.run(check_bot_async(path, games, control, seed, temp_root, emit))

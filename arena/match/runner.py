@@ -1,0 +1,382 @@
+"""The match runner: agents play deals under a clock and the fault policy; duplicate sets.
+
+For each decision the runner sends the seat's DecisionRequest and waits up to the decision's
+limit plus the seat's bank (``timecontrol``), judges the answer (``faults``) and applies it,
+or a seeded random legal action instead. gRPC channels exist only while a run is going on
+(agents open them in ``launch``), never at import time, so forked workers stay safe.
+
+``run_deal`` and ``run_duplicate`` are the synchronous entry points (they run an event loop);
+``run_duplicate_async`` is the same for callers inside one. In the main thread, a SIGTERM during
+a run first stops every bot and removes their folders, then ends the process as SIGTERM would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from arena.agents import (
+    Agent,
+    AgentExit,
+    AgentFailure,
+    DealEnd,
+    DealSetup,
+    SeatSpec,
+    Turn,
+)
+from arena.games import Game, State
+from arena.games.rng import Rng, derive_seed
+from arena.match.conduct import DEBUG_CAP, Conduct, DebugNote, SeatReport, cap_text
+from arena.match.errors import MatchError
+from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, judge, reason_name, strike_reason
+from arena.match.local import MAX_ACTIONS, check_seed
+from arena.match.record import MatchRecord
+from arena.match.results import DealResult, DuplicateResult, EntrantResult, entrant_seats
+from arena.match.timecontrol import SeatClock, TimeControl
+from arena.protocol import RequestEncoder, match_end_message, match_start_message, wire_action
+from arena.protocol.v1 import agent_pb2 as pb
+
+Clock = Callable[[], int]
+"""A monotonic clock in nanoseconds (``time.perf_counter_ns``; tests may pass a fake)."""
+
+OK = pb.REASON_CODE_OK
+VOID = pb.REASON_CODE_VOID_INFRA
+
+
+class VoidDeal(Exception):
+    """The arena itself failed in a deal: no verdict against any bot."""
+
+
+def _no_payload() -> bytes:
+    """In-process agents get no wire request."""
+    raise RuntimeError("an in-process agent asked for a wire request")
+
+
+@dataclass
+class _Seat:
+    """One seat in one deal: its agent, clock, strikes and how it ended."""
+
+    seat: int
+    agent: Agent
+    clock: SeatClock
+    rng: Rng
+    encoder: RequestEncoder | None = None
+    connected: bool = False
+    strikes: int = 0
+    reason: int = OK
+    detail: str = ""
+
+    @property
+    def forfeited(self) -> bool:
+        """True once the seat is out of the deal."""
+        return self.reason != OK
+
+    def forfeit(self, reason: int, detail: str) -> None:
+        """Put the seat out of the deal (the first reason stands)."""
+        if not self.forfeited:
+            self.reason = reason
+            self.detail = detail
+
+    def substitute(self, state: State) -> int:
+        """A seeded random legal action, played for a fault or a forfeited seat."""
+        return self.rng.choice(state.legal_actions())
+
+
+@dataclass
+class _Deal:
+    """A deal being played: its state, seats and log (turned into a result at the end)."""
+
+    game: Game
+    seed: int
+    match_id: str
+    control: TimeControl
+    strikes: int
+    state: State
+    seats: list[_Seat]
+    decision_us: list[int | None] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    debug: list[DebugNote] = field(default_factory=list)
+    void: str = ""
+    descriptions: list[dict[str, object]] = field(default_factory=list)
+
+
+async def _open(deal: _Deal, seat: _Seat) -> None:
+    """Start the deal for one seat; a failure to start forfeits it."""
+    game, control = deal.game, deal.control
+    setup = DealSetup(game=game, seat=seat.seat, seed=deal.seed, match_id=deal.match_id,
+                      decision_ms=control.decision_ms, bank_ms=control.bank_ms,
+                      start=partial(match_start_message, game, seat.seat, deal.match_id,
+                                    control.decision_ms, control.bank_ms))
+    try:
+        await seat.agent.open(setup, control.ready_ms / 1000)
+    except AgentFailure as failure:
+        if failure.reason == VOID:
+            raise VoidDeal(failure.detail) from None
+        seat.forfeit(failure.reason, failure.detail)
+        deal.faults.append(Fault(seat.seat, FaultKind(failure.kind), failure.detail))
+        return
+    seat.connected = True
+    if seat.agent.remote:
+        seat.encoder = RequestEncoder(deal.state, seat.seat)
+
+
+async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int, int]:
+    """Ask a seat for decision ``index``: the engine action to apply and the time taken (µs)."""
+    state = deal.state
+    request_id = index + 1
+    decision_ms, bank_ms = seat.clock.time_left_ms()
+    encoder = seat.encoder
+    request = (partial(encoder.request_bytes, request_id, decision_ms, bank_ms)
+               if encoder is not None else _no_payload)
+    turn = Turn(request_id, seat.seat, partial(state.observation, seat.seat), request)
+    if seat.agent.remote:
+        turn.payload()
+    allowance_us = seat.clock.allowance_us()
+    start = clock()
+    try:
+        reply = await seat.agent.decide(turn, allowance_us / 1e6)
+    except AgentFailure as failure:
+        elapsed = (clock() - start) // 1000
+        if failure.reason == VOID:
+            raise VoidDeal(failure.detail) from None
+        seat.connected = False
+        action = seat.substitute(state)
+        seat.forfeit(failure.reason, failure.detail)
+        deal.faults.append(Fault(seat.seat, FaultKind(failure.kind), failure.detail, index,
+                                 action=action))
+        return action, elapsed
+    elapsed = (clock() - start) // 1000
+    if reply is None:
+        seat.clock.expire()
+        kind = FaultKind.TIMEOUT
+        detail = f"no answer within {allowance_us // 1000} ms (decision and bank)"
+    elif seat.agent.timed and not seat.clock.charge(elapsed):
+        kind = FaultKind.TIMEOUT
+        detail = (f"answered after {elapsed // 1000} ms; {allowance_us // 1000} ms were left "
+                  "(decision and bank)")
+    else:
+        if reply.debug and not reply.malformed:
+            deal.debug.append(DebugNote(index, seat.seat, cap_text(reply.debug, DEBUG_CAP)))
+        legal = {wire_action(action) for action in state.legal_actions()}
+        verdict = judge(reply, request_id, legal)
+        if verdict.action is not None:
+            return verdict.action, elapsed
+        assert verdict.kind is not None
+        kind, detail = verdict.kind, verdict.detail
+    action = seat.substitute(state)
+    seat.strikes += 1
+    deal.faults.append(Fault(seat.seat, kind, detail, index, seat.strikes, action))
+    if seat.strikes >= deal.strikes:
+        seat.forfeit(strike_reason(kind), f"{seat.strikes} strikes; the last: {kind}: {detail}")
+    return action, elapsed
+
+
+async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
+    """Play the deal to its end; a forfeited seat's decisions go to its substitute."""
+    state = deal.state
+    await asyncio.gather(*(_open(deal, seat) for seat in deal.seats))
+    while not state.is_terminal():
+        index = len(deal.decision_us)
+        if index == max_actions:
+            raise VoidDeal(f"{deal.game.id}: the match was stopped after {max_actions} actions "
+                           "without ending")
+        seat = deal.seats[state.current_player()]
+        if seat.forfeited:
+            action, elapsed = seat.substitute(state), None
+        else:
+            action, elapsed = await _ask(deal, seat, index, clock)
+        state.apply_action(action)
+        deal.decision_us.append(elapsed)
+
+
+async def _close(deal: _Deal) -> None:
+    """Tell every seat still connected how the deal ended."""
+    reasons = tuple(VOID if deal.void else seat.reason for seat in deal.seats)
+    end = DealEnd(deal.state, reasons, partial(match_end_message, deal.state, reasons))
+    await asyncio.gather(*(seat.agent.close(end) for seat in deal.seats if seat.connected),
+                         return_exceptions=True)
+
+
+async def _play_deal(game: Game, seed: int, agents: Sequence[Agent], match_id: str,
+                          time_control: TimeControl, strikes: int = DEFAULT_STRIKES,
+                          clock: Clock = time.perf_counter_ns,
+                          max_actions: int = MAX_ACTIONS) -> _Deal:
+    """Play one deal with launched agents (one per seat); the raw outcome, never raising
+    for a bot's misbehaviour (an arena failure makes the deal void)."""
+    deal = _Deal(game=game, seed=seed, match_id=match_id, control=time_control,
+                 strikes=strikes, state=game.new_initial_state(seed),
+                 seats=[_Seat(seat, agent, SeatClock(time_control),
+                              Rng(derive_seed(seed, "substitute", seat)))
+                        for seat, agent in enumerate(agents)])
+    try:
+        await _play(deal, clock, max_actions)
+    except VoidDeal as error:
+        deal.void = str(error)
+    except Exception as error:  # an arena failure: no verdict against any bot
+        deal.void = f"arena failure: {type(error).__name__}: {error}"
+    finally:
+        await _close(deal)
+    deal.descriptions = [seat.agent.describe() for seat in deal.seats]
+    return deal
+
+
+def _deal_result(deal: _Deal, rotation: int, entrants: tuple[int, ...], labels: Sequence[str],
+                 stderr: Sequence[str]) -> DealResult:
+    """The result and record of a played deal, with each seat's captured output."""
+    seats = deal.seats
+    reasons = tuple(VOID if deal.void else seat.reason for seat in seats)
+    details = tuple(deal.void if deal.void else seat.detail for seat in seats)
+    record = None
+    if not deal.void:
+        reports = tuple(SeatReport(agent=dict(deal.descriptions[seat.seat]),
+                                   reason=reason_name(seat.reason), detail=seat.detail,
+                                   forfeited=seat.forfeited, strikes=seat.strikes,
+                                   bank_ms=seat.clock.bank_ms, stderr=stderr[seat.seat])
+                        for seat in seats)
+        conduct = Conduct(match_id=deal.match_id,
+                          time_control={**deal.control.to_dict(), "strikes": deal.strikes},
+                          seats=reports, decision_us=tuple(deal.decision_us),
+                          faults=tuple(deal.faults), debug=tuple(deal.debug))
+        record = MatchRecord.from_state(deal.state, [labels[e] for e in entrants], conduct)
+    returns = tuple(float(value) for value in deal.state.returns()) if not deal.void else (
+        (0.0,) * len(seats))
+    return DealResult(rotation=rotation, entrants=entrants,
+                      labels=tuple(labels[e] for e in entrants), returns=returns, reasons=reasons,
+                      details=details, forfeited=tuple(seat.forfeited for seat in seats),
+                      faults=tuple(deal.faults), record=record, void=deal.void)
+
+
+class _SigtermGuard:
+    """While a run goes on in the main thread, SIGTERM cancels it (so its cleanup runs) and is
+    delivered again once the bots are stopped."""
+
+    def __init__(self) -> None:
+        """Take over SIGTERM if nobody else handles it."""
+        self.received = False
+        self.stopping = False
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        self.installed = False
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                self._loop.add_signal_handler(signal.SIGTERM, self._on_sigterm)
+                self.installed = True
+
+    def _on_sigterm(self) -> None:
+        """Cancel the run, unless it is already stopping its bots."""
+        self.received = True
+        if not self.stopping and self._task is not None:
+            self._task.cancel()
+
+    def release(self) -> None:
+        """Give SIGTERM back; end the process with it if it came during the run."""
+        if self.installed:
+            self._loop.remove_signal_handler(signal.SIGTERM)
+        if self.received:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
+async def _launch(agent: Agent, startup_s: float) -> None:
+    """Launch an agent; a failure is kept by the agent and met again when a deal opens."""
+    with contextlib.suppress(AgentFailure):
+        await agent.launch(startup_s)
+
+
+def check_seats(game: Game, seats: Sequence[SeatSpec]) -> None:
+    """One seat spec per seat, each able to play the game (else a clear error)."""
+    if len(seats) != game.num_players:
+        raise MatchError(f"{len(seats)} players given for the {game.num_players} seats of "
+                         f"{game.id}")
+    for spec in seats:
+        spec.check(game)
+
+
+async def run_duplicate_async(game: Game, seed: int, seats: Sequence[SeatSpec],
+                              time_control: TimeControl | None = None, *,
+                              strikes: int = DEFAULT_STRIKES, rotations: int | None = None,
+                              match_id: str | None = None, clock: Clock = time.perf_counter_ns,
+                              max_actions: int = MAX_ACTIONS) -> DuplicateResult:
+    """Play the same deal once per rotation (all seats by default), entrants rotated one seat
+    each time; every agent is shut down and every process stopped before this returns."""
+    check_seed(seed)
+    check_seats(game, seats)
+    control = time_control or TimeControl()
+    players = game.num_players
+    count = players if rotations is None else rotations
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= players:
+        raise MatchError(f"rotations must be 1..{players} for {players} seats, got {count!r}")
+    if isinstance(strikes, bool) or not isinstance(strikes, int) or strikes < 1:
+        raise MatchError(f"strikes must be a positive integer, got {strikes!r}")
+    base_id = match_id or uuid.uuid4().hex
+    agents = [spec.create_agent() for spec in seats]
+    deals: list[tuple[int, tuple[int, ...], _Deal]] = []
+    guard = _SigtermGuard()
+    try:
+        await asyncio.gather(*(_launch(agent, control.startup_ms / 1000) for agent in agents))
+        for rotation in range(count):
+            if rotation:
+                for agent in agents:
+                    agent.mark_output()
+            entrants = tuple((seat - rotation) % players for seat in range(players))
+            deal = await _play_deal(game, seed, [agents[e] for e in entrants],
+                                         f"{base_id}-{rotation}", control, strikes, clock,
+                                         max_actions)
+            deals.append((rotation, entrants, deal))
+    finally:
+        guard.stopping = True
+        stops = [agent.shutdown() for agent in agents]
+        exits: list[AgentExit | BaseException] = list(
+            await asyncio.gather(*stops, return_exceptions=True))
+        guard.release()
+    labels = [spec.label for spec in seats]
+    outputs = [agent.output_windows() for agent in agents]
+    results = []
+    for rotation, entrants, deal in deals:
+        stderr = [_window(outputs[e], rotation) for e in entrants]
+        results.append(_deal_result(deal, rotation, entrants, labels, stderr))
+    counted = [deal for deal in results if not deal.void]
+    entrant_results = tuple(
+        EntrantResult(
+            index=index, label=labels[index], agent=agents[index].describe(),
+            seats=entrant_seats(index, [deal.rotation for deal in counted], players),
+            returns=tuple(deal.returns[deal.entrants.index(index)] for deal in counted),
+            reasons=tuple(deal.reasons[deal.entrants.index(index)] for deal in counted),
+            exit=exit_ if isinstance(exit_, AgentExit) else AgentExit(None, f"{exit_!r}"))
+        for index, exit_ in enumerate(exits))
+    return DuplicateResult(game=game.id, players=players, params=dict(game.params), seed=seed,
+                           deals=tuple(results), entrants=entrant_results)
+
+
+def _window(windows: Sequence[str], rotation: int) -> str:
+    """An agent's output during one deal."""
+    return windows[rotation] if rotation < len(windows) else ""
+
+
+def run_duplicate(game: Game, seed: int, seats: Sequence[SeatSpec],
+                  time_control: TimeControl | None = None, *, strikes: int = DEFAULT_STRIKES,
+                  rotations: int | None = None, match_id: str | None = None,
+                  clock: Clock = time.perf_counter_ns,
+                  max_actions: int = MAX_ACTIONS) -> DuplicateResult:
+    """``run_duplicate_async`` in a new event loop."""
+    return asyncio.run(run_duplicate_async(game, seed, seats, time_control, strikes=strikes,
+                                           rotations=rotations, match_id=match_id, clock=clock,
+                                           max_actions=max_actions))
+
+
+def run_deal(game: Game, seed: int, seats: Sequence[SeatSpec],
+             time_control: TimeControl | None = None, *, strikes: int = DEFAULT_STRIKES,
+             match_id: str | None = None, clock: Clock = time.perf_counter_ns,
+             max_actions: int = MAX_ACTIONS) -> DealResult:
+    """One deal with the seats in the order given (a single rotation of ``run_duplicate``)."""
+    result = run_duplicate(game, seed, seats, time_control, strikes=strikes, rotations=1,
+                           match_id=match_id, clock=clock, max_actions=max_actions)
+    return result.deals[0]

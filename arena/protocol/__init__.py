@@ -1,0 +1,50 @@
+"""Engine views <-> protobuf messages of the bot interface: the only place both meet.
+
+Wire action ids are engine actions + 1 (0 is unset and always rejected). ``RequestEncoder``
+builds a seat's DecisionRequests from cached bytes; its ``request_bytes`` can be sent through
+a gRPC stream as is (with an identity serializer).
+"""
+
+from arena.protocol.actions import (
+    engine_action,
+    legal_action_message,
+    legal_actions_message,
+    wire_action,
+)
+from arena.protocol.encoder import RequestEncoder
+from arena.protocol.errors import ProtocolError
+from arena.protocol.messages import (
+    PROTOCOL_VERSION,
+    deck_message,
+    game_from_match_start,
+    match_end_message,
+    match_start_message,
+    params_from_message,
+)
+from arena.protocol.observations import (
+    event_from_message,
+    event_to_message,
+    observation_from_message,
+    observation_from_request,
+    observation_to_message,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "ProtocolError",
+    "RequestEncoder",
+    "deck_message",
+    "engine_action",
+    "event_from_message",
+    "event_to_message",
+    "game_from_match_start",
+    "legal_action_message",
+    "legal_actions_message",
+    "match_end_message",
+    "match_start_message",
+    "observation_from_message",
+    "observation_from_request",
+    "observation_to_message",
+    "params_from_message",
+    "wire_action",
+]

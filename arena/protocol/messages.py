@@ -1,0 +1,91 @@
+"""MatchStart and MatchEnd: the game, its parameters and deck, and the result of a match."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from arena.games import Game, GameError, State, UnknownGameError, load_game
+from arena.games.cards import Deck
+from arena.games.params import ParamValue
+from arena.protocol.errors import ProtocolError
+from arena.protocol.observations import add_events
+from arena.protocol.v1 import agent_pb2 as pb
+
+PROTOCOL_VERSION = "cardarena.v1"
+"""The protocol this package speaks, as MatchStart and Ready name it."""
+
+
+def parameter_message(name: str, value: ParamValue) -> pb.Parameter:
+    """One game parameter with its typed value."""
+    if isinstance(value, bool):
+        return pb.Parameter(name=name, bool_value=value)
+    if isinstance(value, int):
+        return pb.Parameter(name=name, int_value=value)
+    if isinstance(value, str):
+        return pb.Parameter(name=name, string_value=value)
+    raise ProtocolError(f"parameter {name!r} has a value of type {type(value).__name__}; "
+                        "expected bool, int or str")
+
+
+def params_from_message(parameters: Sequence[pb.Parameter]) -> dict[str, ParamValue]:
+    """The parameters of a MatchStart as a dict; a parameter without a value is an error."""
+    params: dict[str, ParamValue] = {}
+    for parameter in parameters:
+        which = parameter.WhichOneof("value")
+        if which is None:
+            raise ProtocolError(f"parameter {parameter.name!r} has no value")
+        if parameter.name in params:
+            raise ProtocolError(f"parameter {parameter.name!r} is given twice")
+        params[parameter.name] = getattr(parameter, which)
+    return params
+
+
+def deck_message(deck: Deck) -> pb.Deck:
+    """The deck with every card's codes and names, and the suit and rank names."""
+    cards = [pb.Card(id=card, code=deck.short(card), symbol=deck.short(card, symbols=True),
+                     name=deck.long_name(card, "en"), italian_name=deck.long_name(card, "it"),
+                     suit=deck.suit(card), rank=deck.rank(card), copy=deck.copy(card))
+             for card in deck.cards]
+    return pb.Deck(name=deck.name, cards=cards, suits=deck.suit_names_en,
+                   ranks=deck.rank_names_en)
+
+
+def match_start_message(game: Game, seat: int, match_id: str, decision_ms: int,
+                        bank_ms: int) -> pb.MatchStart:
+    """The first message of a match for ``seat``: the game, every parameter, deck and clock."""
+    if not 0 <= seat < game.num_players:
+        raise ProtocolError(f"seat {seat} is not a seat of {game!r} "
+                            f"(0..{game.num_players - 1})")
+    teams = game.teams() or ()
+    return pb.MatchStart(
+        protocol_version=PROTOCOL_VERSION, match_id=match_id, game=game.id,
+        parameters=[parameter_message(name, value) for name, value in game.params.items()],
+        rules_version=game.spec.rules_version, seat=seat, num_seats=game.num_players,
+        teams=[pb.Team(seats=team) for team in teams], deck=deck_message(game.deck),
+        time_control=pb.TimeControl(decision_ms=decision_ms, bank_ms=bank_ms),
+    )
+
+
+def game_from_match_start(message: pb.MatchStart) -> Game:
+    """The game a MatchStart describes (its id, seat count and parameters)."""
+    params: Mapping[str, ParamValue] = params_from_message(message.parameters)
+    try:
+        return load_game(message.game, players=message.num_seats, params=params)
+    except UnknownGameError as error:
+        raise ProtocolError(f"MatchStart names a game this engine does not have: {error}") from None
+    except GameError as error:
+        raise ProtocolError(f"MatchStart describes an invalid game: {error}") from None
+
+
+def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
+    """The last message of a match: returns, each seat's reason code, and every event."""
+    seats = state.game.num_players
+    if len(reasons) != seats:
+        raise ProtocolError(f"{len(reasons)} reason codes for {seats} seats")
+    for seat, reason in enumerate(reasons):
+        if reason not in pb.ReasonCode.values() or reason == pb.REASON_CODE_UNSPECIFIED:
+            raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
+                                f"{max(pb.ReasonCode.values())})")
+    message = pb.MatchEnd(returns=state.returns(), reasons=list(reasons))
+    add_events(message, state.full_events())
+    return message

@@ -1,0 +1,229 @@
+"""Observations, events and legal actions encoded straight to protobuf bytes.
+
+The bytes parse to the same messages that ``observation_to_message`` and
+``legal_action_message`` build, fields in field-number order, without building message
+objects. An observation is three parts: the fields before ``events`` (1-11), the events
+(field 12, one entry each) and the fields after them (13-20); the parts concatenate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from functools import lru_cache
+from operator import attrgetter
+
+from arena.games import ActionMeaning, Event, Observation
+from arena.protocol.errors import ProtocolError
+from arena.protocol.wire import (
+    LENGTH,
+    VARINT,
+    length_field,
+    packed_doubles,
+    packed_varints,
+    packed_zigzags,
+    string_field,
+    tag,
+    varint,
+    varint_field,
+    zigzag,
+    zigzag_field,
+)
+
+# Observation fields.
+GAME = tag(1, LENGTH)
+SEAT = tag(2, VARINT)
+NUM_SEATS = tag(3, VARINT)
+HAND_NUMBER = tag(4, VARINT)
+DEALER = tag(5, VARINT)
+PHASE = tag(6, LENGTH)
+CURRENT_PLAYER = tag(7, VARINT)
+HAND = tag(8, LENGTH)
+HAND_SIZES = tag(9, LENGTH)
+POINTS = tag(10, LENGTH)
+SCORES = tag(11, LENGTH)
+EVENTS = tag(12, LENGTH)
+VISIBLE_HANDS = tag(13, LENGTH)
+TRUMP_SUIT = tag(14, VARINT)
+TRUMP_CARD = tag(15, VARINT)
+CALLED_CARD = tag(16, VARINT)
+TABLE = tag(17, LENGTH)
+TRICK = tag(18, LENGTH)
+STOCK_SIZE = tag(19, VARINT)
+TEAMMATES = tag(20, LENGTH)
+# Keys by field number and type, shared by Event, VisibleHand, TrickPlay, LegalAction, TimeLeft.
+F1_VARINT = tag(1, VARINT)
+F2_VARINT = tag(2, VARINT)
+F2_LENGTH = tag(2, LENGTH)
+F3_LENGTH = tag(3, LENGTH)
+F4_LENGTH = tag(4, LENGTH)
+F5_VARINT = tag(5, VARINT)
+F6_VARINT = tag(6, VARINT)
+F7_VARINT = tag(7, VARINT)
+F8_VARINT = tag(8, VARINT)
+F9_LENGTH = tag(9, LENGTH)
+# DecisionRequest and PlayRequest fields.
+REQUEST_ID = tag(1, VARINT)
+OBSERVATION = tag(2, LENGTH)
+LEGAL_ACTIONS = tag(3, LENGTH)
+TIME_LEFT = tag(4, LENGTH)
+DECISION_REQUEST = tag(2, LENGTH)
+
+
+def event_bytes(event: Event) -> bytes:
+    """One ``events`` entry of an Observation (key, length and Event body)."""
+    body = F1_VARINT + varint(event.kind) if event.kind else b""
+    if event.seat:
+        body += F2_VARINT + zigzag(event.seat)
+    if event.cards:
+        body += packed_zigzags(F3_LENGTH, event.cards)
+    if event.values:
+        body += packed_zigzags(F4_LENGTH, event.values)
+    return EVENTS + varint(len(body)) + body
+
+
+EVENT_CACHE_LIMIT = 1 << 15
+"""Encoded events kept by content (shared by every seat and match); the cache starts over
+beyond this."""
+_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], bytes] = {}
+_event_key = attrgetter("kind", "seat", "cards", "values")
+
+
+def events_bytes(events: Sequence[Event]) -> bytes:
+    """The ``events`` entries of several events, encoding each distinct event only once."""
+    cache = _event_cache
+    if len(cache) > EVENT_CACHE_LIMIT:
+        cache.clear()
+    parts = []
+    for event in events:
+        key = _event_key(event)
+        encoded = cache.get(key)
+        if encoded is None:
+            encoded = cache[key] = event_bytes(event)
+        parts.append(encoded)
+    return b"".join(parts)
+
+
+def game_seat_bytes(game: str, seat: int, num_seats: int) -> bytes:
+    """Fields 1-3 of an Observation, fixed for one seat of one match."""
+    return (string_field(GAME, game) + varint_field(SEAT, seat)
+            + varint_field(NUM_SEATS, num_seats))
+
+
+@lru_cache(maxsize=256)
+def phase_bytes(phase: str) -> bytes:
+    """The ``phase`` field of an Observation."""
+    return string_field(PHASE, phase)
+
+
+def observation_head(observation: Observation, game_seat: bytes | None = None) -> bytes:
+    """Fields 1-11 of an Observation; ``game_seat`` may give fields 1-3 already encoded."""
+    o = observation
+    if game_seat is None:
+        game_seat = game_seat_bytes(o.game, o.seat, o.num_seats)
+    parts = [game_seat]
+    if o.hand_number:
+        parts.append(HAND_NUMBER + varint(o.hand_number))
+    if o.dealer:
+        parts.append(DEALER + varint(o.dealer))
+    if o.phase:
+        parts.append(phase_bytes(o.phase))
+    if o.current_player:
+        parts.append(CURRENT_PLAYER + zigzag(o.current_player))
+    if o.hand:
+        parts.append(packed_zigzags(HAND, o.hand))
+    if o.hand_sizes:
+        parts.append(packed_varints(HAND_SIZES, o.hand_sizes))
+    if o.points:
+        parts.append(packed_zigzags(POINTS, o.points))
+    if o.scores:
+        parts.append(packed_doubles(SCORES, o.scores))
+    return b"".join(parts)
+
+
+def observation_tail(observation: Observation) -> bytes:
+    """Fields 13-20 of an Observation."""
+    o = observation
+    parts = [length_field(VISIBLE_HANDS, varint_field(F1_VARINT, seat)
+                          + packed_zigzags(F2_LENGTH, cards))
+             for seat, cards in o.visible_hands]
+    if o.trump_suit:
+        parts.append(TRUMP_SUIT + zigzag(o.trump_suit))
+    if o.trump_card:
+        parts.append(TRUMP_CARD + zigzag(o.trump_card))
+    if o.called_card:
+        parts.append(CALLED_CARD + zigzag(o.called_card))
+    if o.table:
+        parts.append(packed_zigzags(TABLE, o.table))
+    for seat, card in o.trick:
+        body = (F1_VARINT + varint(seat) if seat else b"") + (
+            F2_VARINT + zigzag(card) if card else b"")
+        parts.append(TRICK + varint(len(body)) + body)
+    if o.stock_size:
+        parts.append(STOCK_SIZE + varint(o.stock_size))
+    if o.teammates:
+        parts.append(packed_varints(TEAMMATES, o.teammates))
+    return b"".join(parts)
+
+
+def observation_bytes(observation: Observation) -> bytes:
+    """A whole serialized Observation message."""
+    events = b"".join([event_bytes(event) for event in observation.events])
+    return observation_head(observation) + events + observation_tail(observation)
+
+
+def legal_action_bytes(wire_id: int, meaning: ActionMeaning) -> bytes:
+    """One ``legal_actions`` entry of a DecisionRequest (key, length and LegalAction body)."""
+    m = meaning
+    body = b"".join((
+        varint_field(F1_VARINT, wire_id),
+        varint_field(F2_VARINT, m.kind),
+        packed_zigzags(F3_LENGTH, m.cards),
+        packed_zigzags(F4_LENGTH, m.captured),
+        b"" if m.value is None else F5_VARINT + zigzag(m.value),
+        zigzag_field(F6_VARINT, m.suit),
+        zigzag_field(F7_VARINT, m.rank),
+        zigzag_field(F8_VARINT, m.table),
+        string_field(F9_LENGTH, m.label),
+    ))
+    return LEGAL_ACTIONS + varint(len(body)) + body
+
+
+ACTION_CACHE_LIMIT = 1 << 14
+"""Encoded legal actions kept by (action, meaning), shared by every seat and match; the cache
+starts over beyond this."""
+_action_cache: dict[tuple[int, tuple[object, ...]], bytes] = {}
+_meaning_fields = attrgetter(*(field.name for field in fields(ActionMeaning)))
+
+
+def legal_actions_bytes(actions: Sequence[int], meaning_of: Callable[[int], ActionMeaning]
+                        ) -> bytes:
+    """The ``legal_actions`` entries of ``actions``, each meaning from ``meaning_of``."""
+    cache = _action_cache
+    if len(cache) > ACTION_CACHE_LIMIT:
+        cache.clear()
+    parts = []
+    for action in actions:
+        meaning = meaning_of(action)
+        key = (action, _meaning_fields(meaning))
+        encoded = cache.get(key)
+        if encoded is None:
+            encoded = cache[key] = legal_action_bytes(action + 1, meaning)
+        parts.append(encoded)
+    return b"".join(parts)
+
+
+def time_left_bytes(decision_ms: int, bank_ms: int) -> bytes:
+    """The ``time_left`` field of a DecisionRequest."""
+    body = (F1_VARINT + varint(decision_ms) if decision_ms else b"") + (
+        F2_VARINT + varint(bank_ms) if bank_ms else b"")
+    return TIME_LEFT + varint(len(body)) + body
+
+
+def request_id_bytes(request_id: int) -> bytes:
+    """The ``request_id`` field of a DecisionRequest (a uint64)."""
+    if request_id <= 0:
+        if request_id == 0:
+            return b""
+        raise ProtocolError(f"request id {request_id} is negative; request ids are uint64")
+    return REQUEST_ID + varint(request_id)

@@ -1,0 +1,121 @@
+"""Protobuf wire-format primitives: varints, zigzag, keys and length-delimited fields.
+
+Serialized fields of a message can be concatenated and still parse to the same message; the
+encoder builds requests from cached byte strings this way. Each helper leaves a field out at
+its proto3 default, as protobuf's own serializer does, so the bytes match it exactly.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from arena.protocol.errors import ProtocolError
+
+VARINT = 0
+LENGTH = 2
+
+_TABLE_SIZE = 1 << 14
+_UINT64 = (1 << 64) - 1
+_INT64_MIN = -(1 << 63)
+_SINT32_MIN = -(1 << 31)
+_SINT32_MAX = (1 << 31) - 1
+
+
+def _varint(value: int) -> bytes:
+    """The base-128 varint of a non-negative int (no table lookup)."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+VARINTS: dict[int, bytes] = {value: _varint(value) for value in range(_TABLE_SIZE)}
+"""Varints of the small non-negative ints, for lookups on hot paths."""
+ZIGZAGS: dict[int, bytes] = {value: VARINTS[(value << 1) ^ (value >> 31)]
+                             for value in range(-(_TABLE_SIZE >> 1), _TABLE_SIZE >> 1)}
+"""Zigzag varints (sint32) of the small ints, for lookups on hot paths."""
+
+
+def varint(value: int) -> bytes:
+    """The varint of an int32/int64/uint64 value (a negative one takes ten bytes)."""
+    encoded = VARINTS.get(value)
+    if encoded is not None:
+        return encoded
+    if not _INT64_MIN <= value <= _UINT64:
+        raise ProtocolError(f"{value} does not fit a 64-bit protobuf integer")
+    return _varint(value & _UINT64)
+
+
+def zigzag(value: int) -> bytes:
+    """The zigzag varint of a sint32 value."""
+    encoded = ZIGZAGS.get(value)
+    if encoded is not None:
+        return encoded
+    if not _SINT32_MIN <= value <= _SINT32_MAX:
+        raise ProtocolError(f"{value} does not fit a sint32 field")
+    return _varint((value << 1) ^ (value >> 31))
+
+
+def tag(field: int, wire_type: int) -> bytes:
+    """The key of a field."""
+    return varint((field << 3) | wire_type)
+
+
+def length_field(key: bytes, body: bytes) -> bytes:
+    """A length-delimited field: its key, the body's length and the body."""
+    return key + varint(len(body)) + body
+
+
+def varint_field(key: bytes, value: int) -> bytes:
+    """An int32/int64/uint/enum field, left out at 0."""
+    return key + varint(value) if value else b""
+
+
+def zigzag_field(key: bytes, value: int) -> bytes:
+    """A sint32 field, left out at 0."""
+    return key + zigzag(value) if value else b""
+
+
+def string_field(key: bytes, text: str) -> bytes:
+    """A string field, left out when empty."""
+    return length_field(key, text.encode()) if text else b""
+
+
+def packed_varints(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated int32 field, left out when empty."""
+    if not values:
+        return b""
+    try:
+        body = b"".join([VARINTS[value] for value in values])
+    except KeyError:
+        body = b"".join([varint(value) for value in values])
+    return key + varint(len(body)) + body
+
+
+def packed_zigzags(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated sint32 field, left out when empty."""
+    if not values:
+        return b""
+    try:
+        body = b"".join([ZIGZAGS[value] for value in values])
+    except KeyError:
+        body = b"".join([zigzag(value) for value in values])
+    return key + varint(len(body)) + body
+
+
+_PACK_DOUBLES = tuple(struct.Struct(f"<{count}d").pack for count in range(16))
+
+
+def packed_doubles(key: bytes, values: Sequence[float]) -> bytes:
+    """A packed repeated double field, left out when empty."""
+    count = len(values)
+    if not count:
+        return b""
+    if count < len(_PACK_DOUBLES):
+        body = _PACK_DOUBLES[count](*values)
+    else:
+        body = struct.pack(f"<{count}d", *values)
+    return key + varint(8 * count) + body

@@ -1,0 +1,104 @@
+"""One decision asked of the bot: the seat's observation, the legal actions and helpers."""
+
+from __future__ import annotations
+
+from random import Random
+
+from arena.games import Observation
+from arena.protocol import engine_action, wire_action
+from arena.protocol.v1 import agent_pb2 as pb
+from cardarena_sdk import actions as _actions
+from cardarena_sdk.actions import KindLike
+from cardarena_sdk.decode import ObservationDecoder
+from cardarena_sdk.match import MatchInfo
+
+
+class Request:
+    """A DecisionRequest with its match; answer ``Bot.act`` with one of ``legal_ids``."""
+
+    __slots__ = ("_decoder", "_observation", "debug", "legal_actions", "match", "raw")
+
+    def __init__(self, message: pb.DecisionRequest, match: MatchInfo,
+                 decoder: ObservationDecoder | None = None) -> None:
+        """Wrap a DecisionRequest of ``match`` (``decoder``: the one of the seat's earlier ones)."""
+        self.raw = message
+        self._decoder = decoder
+        self.match = match
+        self.legal_actions: list[pb.LegalAction] = list(message.legal_actions)
+        self.debug = ""
+        """Text the bot may set for the match log (the arena keeps at most 1 KiB)."""
+        self._observation: Observation | None = None
+
+    @property
+    def request_id(self) -> int:
+        """The id the answer carries (the SDK fills it in)."""
+        return self.raw.request_id
+
+    @property
+    def observation(self) -> Observation:
+        """The engine Observation of this seat, engine legal actions included (built once)."""
+        if self._observation is None:
+            legal = sorted(engine_action(action.id) for action in self.legal_actions)
+            decoder = self._decoder or ObservationDecoder()
+            self._observation = decoder.observation(self.raw.observation, legal)
+        return self._observation
+
+    @property
+    def legal_ids(self) -> list[int]:
+        """The wire ids of the legal actions, in the request's order."""
+        return [action.id for action in self.legal_actions]
+
+    @property
+    def decision_ms(self) -> int:
+        """Milliseconds left for this decision."""
+        return self.raw.time_left.decision_ms
+
+    @property
+    def bank_ms(self) -> int:
+        """Milliseconds left in the match's time bank."""
+        return self.raw.time_left.bank_ms
+
+    def action(self, action_id: int) -> pb.LegalAction:
+        """The legal action with this wire id; a ValueError when it is not legal."""
+        return _actions.action_by_id(self.legal_actions, action_id)
+
+    def actions_of_kind(self, kind: KindLike) -> list[pb.LegalAction]:
+        """The legal actions of one kind ("PLAY", ``ActionKind.BID``, 4 ...)."""
+        return _actions.actions_of_kind(self.legal_actions, kind)
+
+    def actions_for_card(self, card: int, kind: KindLike | None = None) -> list[pb.LegalAction]:
+        """The legal actions that play exactly ``card`` (optionally of one kind)."""
+        return _actions.actions_for_card(self.legal_actions, card, kind)
+
+    def action_for_card(self, card: int, kind: KindLike | None = None) -> int:
+        """The wire id of the first legal action that plays exactly ``card``; else ValueError."""
+        return _actions.action_for_card(self.legal_actions, card, kind)
+
+    def playable_cards(self) -> list[int]:
+        """The cards some single-card PLAY or CAPTURE action plays, in order."""
+        return _actions.playable_cards(self.legal_actions)
+
+    def random_action(self, rng: Random) -> int:
+        """The wire id of a legal action drawn uniformly with ``rng``."""
+        return rng.choice(self.legal_actions).id
+
+    def wire_id(self, engine_action_id: int) -> int:
+        """The wire id of an engine action (as policies return); a ValueError when illegal."""
+        return self.action(wire_action(engine_action_id)).id
+
+    def card_name(self, card: int, style: str = "code") -> str:
+        """The name of a card of this match's deck; "??" for a hidden card."""
+        return self.match.deck.card_name(card, style)
+
+    def suit_of(self, card: int) -> int:
+        """The suit index of a card."""
+        return self.match.deck.suit_of(card)
+
+    def rank_of(self, card: int) -> int:
+        """The rank index of a card."""
+        return self.match.deck.rank_of(card)
+
+    def __repr__(self) -> str:
+        """The request id, the seat and the legal action labels."""
+        return (f"Request(id={self.request_id}, seat={self.match.seat}, "
+                f"legal=[{_actions.describe(self.legal_actions)}])")

@@ -1,0 +1,284 @@
+"""The gRPC server of a bot: one Play stream per match, one Bot instance per stream."""
+
+from __future__ import annotations
+
+import operator
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from types import FrameType
+from typing import Any, NoReturn
+
+import grpc
+
+from arena.protocol import PROTOCOL_VERSION
+from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.v1 import agent_pb2_grpc
+from cardarena_sdk.address import AddressError, parse_address, remove_socket, resolve_address
+from cardarena_sdk.bot import Bot
+from cardarena_sdk.decode import ObservationDecoder
+from cardarena_sdk.match import MatchInfo
+from cardarena_sdk.request import Request
+
+BotSource = type[Bot] | Callable[[], Any] | Bot
+"""A Bot subclass or factory (called once per match), or one Bot instance shared by all."""
+
+MAX_DETAILS = 1000
+"""The longest status text sent to the arena when a bot raises."""
+
+MAX_DEBUG_BYTES = 1024
+"""The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""
+
+DEFAULT_GRACE_S = 1.0
+"""Seconds open streams get to finish when the server stops."""
+
+
+def log(message: str) -> None:
+    """One line on stderr, where the arena keeps a bot's log."""
+    print(f"cardarena_sdk: {message}", file=sys.stderr, flush=True)
+
+
+def bot_factory(source: BotSource) -> Callable[[], Any]:
+    """A callable giving the Bot of each match; an instance is shared by every match."""
+    if isinstance(source, Bot) or (not callable(source) and hasattr(source, "act")):
+        return lambda: source
+    if callable(source):
+        return source
+    raise TypeError(f"serve needs a Bot subclass, a factory or a Bot instance, "
+                    f"not {type(source).__name__}")
+
+
+def source_name(source: BotSource) -> str:
+    """The bot's name as its class or instance gives it."""
+    return str(getattr(source, "name", None) or getattr(source, "__name__", "bot"))
+
+
+def _details(name: str, exc: BaseException, where: str) -> str:
+    """The status text naming the bot, the exception type and where it was raised."""
+    text = f"bot {name} raised {type(exc).__name__} in {where}: {exc}"
+    return text if len(text) <= MAX_DETAILS else text[:MAX_DETAILS - 3] + "..."
+
+
+def _cap_debug(text: str) -> str:
+    """Debug text cut to ``MAX_DEBUG_BYTES`` of UTF-8 without splitting a character."""
+    data = text.encode()
+    if len(data) <= MAX_DEBUG_BYTES:
+        return text
+    return data[:MAX_DEBUG_BYTES].decode(errors="ignore")
+
+
+class _Stream:
+    """The state of one Play stream: its match and its Bot."""
+
+    def __init__(self, factory: Callable[[], Any], name: str,
+                 context: grpc.ServicerContext) -> None:
+        """Start with no match."""
+        self.factory = factory
+        self.name = name
+        self.context = context
+        self.match: MatchInfo | None = None
+        self.bot: Any = None
+        self.decoder = ObservationDecoder()
+
+    def fail(self, code: grpc.StatusCode, details: str) -> NoReturn:
+        """End the stream with a status (context.abort raises)."""
+        self.context.abort(code, details)
+        raise AssertionError("context.abort returned")  # pragma: no cover
+
+    def crash(self, exc: BaseException, where: str) -> NoReturn:
+        """Log the traceback and end the stream with INTERNAL naming the exception."""
+        details = _details(self.name, exc, where)
+        log(details)
+        traceback.print_exception(exc, file=sys.stderr)
+        sys.stderr.flush()
+        self.fail(grpc.StatusCode.INTERNAL, details)
+
+    def start(self, message: pb.MatchStart) -> pb.PlayResponse:
+        """Make the Bot, tell it the match, and answer Ready."""
+        if self.match is not None:
+            self.fail(grpc.StatusCode.FAILED_PRECONDITION,
+                      "a second MatchStart on the same stream: one stream plays one match")
+        try:
+            match = MatchInfo(message)
+        except ValueError as exc:
+            self.fail(grpc.StatusCode.INVALID_ARGUMENT, f"malformed MatchStart: {exc}")
+        if message.protocol_version != PROTOCOL_VERSION:
+            log(f"the arena speaks {message.protocol_version!r}, this bot {PROTOCOL_VERSION!r}; "
+                "answering Ready with the bot's version")
+        try:
+            self.bot = self.factory()
+        except Exception as exc:
+            self.crash(exc, "__init__")
+        self.name = str(getattr(self.bot, "name", self.name))
+        self.match = match
+        try:
+            self.bot.match = match
+            self.bot.on_match_start(match)
+        except Exception as exc:
+            self.crash(exc, "on_match_start")
+        return pb.PlayResponse(ready=pb.Ready(
+            protocol_version=PROTOCOL_VERSION, bot_name=self.name,
+            bot_version=str(getattr(self.bot, "version", ""))))
+
+    def decide(self, message: pb.DecisionRequest) -> pb.PlayResponse:
+        """Ask the Bot for a decision and answer with it."""
+        if self.match is None:
+            self.fail(grpc.StatusCode.FAILED_PRECONDITION, "a DecisionRequest before MatchStart")
+        request = Request(message, self.match, self.decoder)
+        try:
+            answer = self.bot.act(request)
+        except Exception as exc:
+            self.crash(exc, "act")
+        try:
+            action_id = operator.index(answer)
+            if isinstance(answer, bool):
+                raise TypeError("a bool is not an action id")
+            decision = pb.Decision(request_id=message.request_id, action_id=action_id,
+                                   debug=_cap_debug(str(request.debug)))
+        except (TypeError, ValueError) as exc:
+            problem = TypeError(f"act returned {answer!r}, not a wire action id "
+                                f"(an int of request.legal_ids): {exc}")
+            self.crash(problem, "act")
+        if action_id not in request.legal_ids:
+            log(f"bot {self.name} answered action {action_id}, which is not legal in request "
+                f"{message.request_id}; legal ids: {request.legal_ids}")
+        return pb.PlayResponse(decision=decision)
+
+    def end(self, message: pb.MatchEnd) -> None:
+        """Tell the Bot the result."""
+        if self.bot is None:
+            return
+        try:
+            self.bot.on_match_end(message)
+        except Exception as exc:
+            self.crash(exc, "on_match_end")
+
+
+class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
+    """Plays each Play stream with a fresh Bot from the factory."""
+
+    def __init__(self, source: BotSource) -> None:
+        """Keep the factory and the bot's name."""
+        self.factory = bot_factory(source)
+        self.name = source_name(source)
+
+    def Play(self, request_iterator: Iterator[pb.PlayRequest],
+             context: grpc.ServicerContext) -> Iterator[pb.PlayResponse]:
+        """Answer MatchStart with Ready and each DecisionRequest with a Decision."""
+        stream = _Stream(self.factory, self.name, context)
+        for message in request_iterator:
+            which = message.WhichOneof("message")
+            if which == "match_start":
+                yield stream.start(message.match_start)
+            elif which == "decision_request":
+                yield stream.decide(message.decision_request)
+            elif which == "match_end":
+                stream.end(message.match_end)
+                return
+            else:
+                stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+
+
+class BotServer:
+    """A started-on-demand gRPC server for one bot at one address."""
+
+    def __init__(self, source: BotSource, address: str, max_workers: int = 8) -> None:
+        """Check the address; nothing listens until ``start``."""
+        self.address = parse_address(address)
+        self.name = source_name(source)
+        self.servicer = AgentServicer(source)
+        self.max_workers = max_workers
+        self.bound: str | None = None
+        self._server: grpc.Server | None = None
+
+    def start(self) -> str:
+        """Listen and serve in background threads; return the address bound."""
+        options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.max_workers),
+                             options=options)
+        agent_pb2_grpc.add_AgentServiceServicer_to_server(self.servicer, server)
+        try:
+            port = server.add_insecure_port(self.address.target)
+        except RuntimeError as exc:
+            server.stop(None)
+            raise AddressError(f"cannot listen on {self.address.target}: {exc}") from None
+        if port == 0:
+            server.stop(None)
+            raise AddressError(f"cannot listen on {self.address.target}: the address is in use "
+                               "or not available")
+        server.start()
+        self._server = server
+        if self.address.is_unix:
+            self.bound = self.address.target
+        else:
+            host = self.address.target.rpartition(":")[0]
+            self.bound = f"{host}:{port}"
+        return self.bound
+
+    def stop(self, grace: float = DEFAULT_GRACE_S) -> None:
+        """Stop serving (open streams get ``grace`` seconds) and remove the socket file."""
+        if self._server is not None:
+            self._server.stop(grace).wait()
+            self._server = None
+        if self.address.unix_path is not None:
+            remove_socket(self.address.unix_path)
+
+    def wait(self) -> None:
+        """Block until the server stops."""
+        if self._server is not None:
+            self._server.wait_for_termination()
+
+    def __enter__(self) -> BotServer:
+        """Start serving."""
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Stop serving."""
+        self.stop()
+
+
+def _on_stop_signals(stopping: threading.Event) -> dict[int, Any]:
+    """Set ``stopping`` on SIGTERM and SIGINT; return the previous handlers (none off-main)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        """Ask ``serve`` to stop."""
+        stopping.set()
+
+    return {signum: signal.signal(signum, on_signal)
+            for signum in (signal.SIGTERM, signal.SIGINT)}
+
+
+def serve(bot: BotSource, address: str | None = None, *, max_workers: int = 8,
+          grace: float = DEFAULT_GRACE_S) -> None:
+    """Serve a bot until SIGTERM or SIGINT, then stop cleanly; a bad address exits with 2.
+
+    Signals are handled when called from the main thread; elsewhere it serves until the
+    server is stopped.
+    """
+    stopping = threading.Event()
+    previous = _on_stop_signals(stopping)
+    try:
+        try:
+            server = BotServer(bot, resolve_address(address), max_workers)
+            bound = server.start()
+        except AddressError as exc:
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
+        log(f"bot {server.name} {getattr(bot, 'version', '')} listening on {bound}")
+        try:
+            if previous:
+                stopping.wait()
+            else:
+                server.wait()
+        finally:
+            server.stop(grace)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    log(f"bot {server.name} stopped")

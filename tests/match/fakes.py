@@ -1,0 +1,114 @@
+"""In-process agents with scripted answers and a fake clock, for runner tests without processes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.agents import Agent, DealEnd, DealSetup, Reply, Turn
+from arena.agents.errors import crash
+from arena.games import Game
+from arena.protocol.v1 import agent_pb2 as pb
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        """Start at zero."""
+        self.ns = 0
+
+    def __call__(self) -> int:
+        """Now, in nanoseconds."""
+        return self.ns
+
+    def advance_ms(self, ms: float) -> None:
+        """Let time pass."""
+        self.ns += int(ms * 1_000_000)
+
+
+class ScriptAgent(Agent):
+    """Plays the first legal action, except at the decisions its script names (from 1).
+
+    Steps: ``slow:MS`` (take MS on the fake clock), ``timeout`` (no answer), ``illegal``,
+    ``unset``, ``stale``, ``malformed``, ``debug:TEXT``, ``crash`` (an AgentFailure) and ``bug``
+    (an arena-side exception).
+    """
+
+    def __init__(self, script: dict[int, str] | None = None, clock: FakeClock | None = None,
+                 remote: bool = False) -> None:
+        """Keep the script; ``remote`` agents read their wire requests."""
+        self.script = script or {}
+        self.clock = clock or FakeClock()
+        self.remote = remote
+        self.count = 0
+        self.timeouts: list[float] = []
+        self.time_left: list[tuple[int, int]] = []
+        self.opened: list[DealSetup] = []
+        self.ended: list[tuple[int, ...]] = []
+
+    @property
+    def label(self) -> str:
+        """``script``."""
+        return "script"
+
+    def describe(self) -> dict[str, Any]:
+        """A fake's description."""
+        return {"kind": "script"}
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Count decisions afresh."""
+        self.opened.append(setup)
+        self.count = 0
+        if self.remote:
+            assert setup.start().game == setup.game.id
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """Answer as scripted."""
+        self.count += 1
+        self.timeouts.append(timeout_s)
+        if self.remote:
+            request = pb.PlayRequest.FromString(turn.payload()).decision_request
+            assert request.request_id == turn.request_id
+            self.time_left.append((request.time_left.decision_ms, request.time_left.bank_ms))
+        step, _, argument = self.script.get(self.count, "").partition(":")
+        first = turn.observation().legal_actions[0] + 1
+        if step == "slow":
+            self.clock.advance_ms(float(argument))
+        elif step == "timeout":
+            self.clock.advance_ms(timeout_s * 1000)
+            return None
+        elif step == "crash":
+            raise crash("scripted crash")
+        elif step == "bug":
+            raise KeyError("an arena bug")
+        answers = {"illegal": Reply(turn.request_id, 999), "unset": Reply(turn.request_id, 0),
+                   "stale": Reply(turn.request_id + 7, first),
+                   "malformed": Reply(0, 0, malformed="an empty PlayResponse where a "
+                                                      "Decision was due"),
+                   "debug": Reply(turn.request_id, first, debug=argument)}
+        return answers.get(step, Reply(turn.request_id, first))
+
+    async def close(self, end: DealEnd) -> None:
+        """Note the reasons of the deal's end."""
+        self.ended.append(end.reasons)
+
+
+class FakeSeat:
+    """A seat spec that hands out one given agent."""
+
+    def __init__(self, agent: Agent) -> None:
+        """Keep the agent."""
+        self.agent = agent
+
+    @property
+    def label(self) -> str:
+        """The agent's label."""
+        return self.agent.label
+
+    def check(self, game: Game) -> None:
+        """Any game will do."""
+
+    def create_agent(self) -> Agent:
+        """The given agent."""
+        return self.agent
+

@@ -420,7 +420,8 @@ def bench_mc(
 
 @bot_app.command("new")
 def bot_new(
-    name: Annotated[str, typer.Argument(help="The bot's name, also its folder's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME",
+                                        help="The bot's name, also its folder's name.")],
     lang: Annotated[str, typer.Option(
         "--lang", metavar="LANGUAGE", help=f"The bot's language ({', '.join(LANGUAGES)}).")
     ] = "python",

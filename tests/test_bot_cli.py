@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from agents.botkit import SAMPLE_RANDOM, short_temp_root
+from agents.botkit import SAMPLE_RANDOM, make_bot, short_temp_root
 from typer.testing import CliRunner, Result
 
 from arena.agents import BotManifest
@@ -142,14 +145,14 @@ def test_check_reports_a_wrong_protocol_version_at_the_handshake() -> None:
 def test_a_hanging_bot_fails_deadlines_and_shutdown_and_leaves_nothing() -> None:
     with short_temp_root() as root:
         report = check_bot(HOSTILE / "hangs", ["briscola"],
-                           TimeControl(decision_ms=100, bank_ms=100), temp_root=root)
+                           TimeControl(decision_ms=200, bank_ms=300), temp_root=root)
         assert list(root.iterdir()) == []
     texts = [line.text() for line in report.lines]
     assert not report.passed
     assert texts[3] == ("FAIL legal play briscola: TIMEOUT: 3 strikes; the last: timeout: no "
-                        "answer within 100 ms (decision and bank)")
+                        "answer within 200 ms (decision and bank)")
     assert texts[4].startswith("FAIL deadlines: 3 timeouts; the first in briscola: timeout: "
-                               "no answer within 200 ms (decision and bank) (decision ")
+                               "no answer within 500 ms (decision and bank) (decision ")
     assert texts[5] == ("FAIL clean shutdown: the bot did not exit within 2 s of SIGTERM and "
                         "was killed with SIGKILL")
 
@@ -210,3 +213,26 @@ def test_games_unknown_here_are_noted_and_a_bot_with_none_known_fails(tmp_path: 
     assert none.exit_code == 1
     assert check_lines(none.output) == ["FAIL manifest: bot none: no game of its bot.toml is "
                                         "known here: poker"]
+
+
+def test_a_sigterm_during_a_check_stops_the_bot_first(tmp_path: Path) -> None:
+    pid_file = tmp_path / "bot.pid"
+    bot = make_bot(tmp_path / "slow", "--pid-file", str(pid_file), "--sleep-ms", "50")
+    arena = Path(sys.executable).parent / "arena"
+    with short_temp_root() as root:
+        process = subprocess.Popen([str(arena), "bot", "check", str(bot)],
+                                   env={**os.environ, "TMPDIR": str(root)},
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            assert process.stdout is not None
+            lines = iter(process.stdout.readline, "")
+            assert next(line for line in lines if "start-up" in line).startswith("PASS")
+            pid = int(pid_file.read_text(encoding="utf-8"))
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == -signal.SIGTERM
+        finally:
+            process.kill()
+            process.wait()
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+        assert list(root.iterdir()) == []

@@ -1,6 +1,7 @@
 """Tools for bot authors: ``arena bot check`` (conformance) and ``arena bot new`` (scaffolds)."""
 
-from arena.botkit.check import CheckLine, CheckReport, check_bot
+from arena.botkit.check import check_bot
+from arena.botkit.report import CheckLine, CheckReport
 from arena.botkit.scaffold import LANGUAGES, ScaffoldError, scaffold_bot
 
 __all__ = ["LANGUAGES", "CheckLine", "CheckReport", "ScaffoldError", "check_bot", "scaffold_bot"]

@@ -44,7 +44,11 @@ class StopNote:
 
 
 class ObservedProcessAgent(LocalProcessAgent):
-    """A local-process agent that notes whether its bot stops cleanly on SIGTERM."""
+    """A local-process agent that notes whether its bot stops cleanly on SIGTERM.
+
+    It extends the agent's stop step, which runs after the channel is closed and before the
+    bot's folder (with the socket) is removed, so the socket can still be looked for.
+    """
 
     stop_note: StopNote | None = None
 

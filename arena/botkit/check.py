@@ -5,8 +5,9 @@ within the start-up deadline), the handshake (Ready with the arena's protocol ve
 play in one deal of every game the bot claims (its default seat count and parameters, the bot
 at seat 0 and the random policy elsewhere), deadlines (no timeout over those deals) and a clean
 shutdown (the bot exits on SIGTERM within the grace period and removes its socket). The bot
-process starts once for all of them. A check that cannot run after an earlier failure is
-skipped.
+process starts once for all of them, and is stopped whatever happens (a SIGTERM to the arena
+first stops the bot, then ends the arena as SIGTERM would). A check that cannot run after an
+earlier failure is skipped.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.agents import (
     MANIFEST,
@@ -27,93 +27,17 @@ from arena.agents import (
     SeatSpec,
 )
 from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedProcessAgent
+from arena.botkit.report import FAIL, PASS, SKIP, CheckLine, CheckReport, last_output
 from arena.games import GameError, game_ids, load_game
 from arena.match.faults import Fault, FaultKind
 from arena.match.results import DealResult
-from arena.match.runner import run_duplicate_async
+from arena.match.runner import _SigtermGuard, run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import agent_pb2 as pb
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
-
 BOT_SEAT = 0
 """The seat the bot plays in every checked deal."""
-
-OUTPUT_LINE_CAP = 200
-"""Characters of a bot's last output line quoted in a failure."""
-
-
-def last_output(text: str) -> str:
-    """``; its last output: ...`` with the last non-empty line of a bot's output, or nothing."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    line = lines[-1]
-    if len(line) > OUTPUT_LINE_CAP:
-        line = line[:OUTPUT_LINE_CAP - 3] + "..."
-    return f"; its last output: {line}"
-
-
-@dataclass(frozen=True)
-class CheckLine:
-    """The outcome of one check: PASS, FAIL or SKIP, with a note or the reason."""
-
-    check: str
-    status: str
-    detail: str = ""
-    seconds: float | None = None
-
-    @property
-    def failed(self) -> bool:
-        """True for a failed check."""
-        return self.status == FAIL
-
-    def text(self) -> str:
-        """``PASS start-up (0.21 s)`` or ``FAIL legal play tressette: ...``."""
-        notes = [self.detail] if self.detail and self.status == PASS else []
-        if self.seconds is not None:
-            notes.append(f"{self.seconds:.2f} s")
-        line = f"{self.status} {self.check}"
-        if notes:
-            line += f" ({'; '.join(notes)})"
-        if self.detail and self.status != PASS:
-            line += f": {self.detail}"
-        return " ".join(line.split())
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
-        seconds = None if self.seconds is None else round(self.seconds, 3)
-        return {"check": self.check, "status": self.status, "detail": self.detail,
-                "seconds": seconds}
-
-
-@dataclass
-class CheckReport:
-    """Every check of one bot."""
-
-    path: str
-    name: str = ""
-    lines: list[CheckLine] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        """True when no check failed."""
-        return not any(line.failed for line in self.lines)
-
-    def summary(self) -> str:
-        """One closing line: how many checks passed."""
-        failed = sum(line.failed for line in self.lines)
-        who = f"bot {self.name or self.path}"
-        if not failed:
-            return f"{who}: all {len(self.lines)} checks passed"
-        return f"{who}: {failed} of {len(self.lines)} checks failed"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
-        return {"bot": self.path, "name": self.name, "passed": self.passed,
-                "checks": [line.to_dict() for line in self.lines]}
-
 
 def unknown_games(manifest: BotManifest) -> list[str]:
     """The game ids the manifest lists that this arena does not know (plugins not installed)."""
@@ -252,6 +176,7 @@ async def check_bot_async(path: str | Path, games: Sequence[str] = (),
                               f"{count} game{'' if count == 1 else 's'}{note}")
     agent = ObservedProcessAgent(manifest, temp_root=temp_root)
     failure: AgentFailure | None = None
+    guard = _SigtermGuard()
     try:
         start = time.monotonic()
         try:
@@ -262,7 +187,11 @@ async def check_bot_async(path: str | Path, games: Sequence[str] = (),
             run.add("start-up", PASS, seconds=time.monotonic() - start)
             await _play_games(run, agent, game_list, control, seed)
     finally:
-        await agent.shutdown()
+        guard.stopping = True
+        try:
+            await agent.shutdown()
+        finally:
+            guard.release()
     if failure is not None:
         windows = agent.output_windows()
         run.add("start-up", FAIL, failure.detail + last_output(windows[-1] if windows else ""))

@@ -11,6 +11,7 @@ from arena.games.tressette_toro import (
     EXTRAS_PER_TABLE,
     SIGNAL_BASE,
     TABLE_ACTION_BASE,
+    copy_order,
     table_of_action,
     table_seats,
 )
@@ -291,3 +292,14 @@ def test_the_heuristic_plays_at_the_table_to_act() -> None:
         assert action in state.legal_actions()
         state.apply_action(action)
     assert state.is_terminal()
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_each_table_gets_its_copy_in_deal_order(interleaved: bool) -> None:
+    """A table's cards keep their order in the 120-card deal, grouped by copy or not."""
+    grouped = [table * 40 + (card * 7) % 40 for table in range(3) for card in range(40)]
+    order = sorted(grouped, key=lambda card: (card % 40, card // 40)) if interleaved else grouped
+    for table in range(3):
+        expected = [card for card in order if card // 40 == table]
+        assert copy_order(order, table) == expected
+        assert len(expected) == 40

@@ -246,7 +246,7 @@ class State(ABC):
         """Common bookkeeping: seed, injected deals, action history, event log."""
         self.game = game
         self._seed = seed
-        self._injected = game.injected_deals(deal)
+        self._injected = game.injected_deals(deal) if deal is not None else []
         self._deals: list[tuple[int, ...]] = []
         self._deal_count = 0
         self._actions: list[int] = []

@@ -77,6 +77,9 @@ _DEAL = EventKind.DEAL
 _TRUMP = EventKind.TRUMP
 _TRICK = EventKind.TRICK
 _DRAW = EventKind.DRAW
+_DECLARE = EventKind.DECLARE
+_HAND_END = EventKind.HAND_END
+_SCORE = EventKind.SCORE
 TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
 _PLAY_ENTRY = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
 _PRIVATE_DRAW_ENTRY = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
@@ -182,17 +185,20 @@ class BriscolaState(State):
         game = self.game
         unplayed = [*game.removed, *self._trick, *self._stock]
         for hand in self._hands:
-            unplayed.extend(hand)
-        self._event(EventKind.HAND_END, self._dealer, tuple(sorted(unplayed)),
-                    tuple(self._points))
-        self._event(EventKind.SCORE, self._dealer, values=tuple(outcome))
+            unplayed += hand
+        unplayed.sort()
+        dealer = self._dealer
+        log = self._log
+        log.append((_HAND_END, dealer, tuple(unplayed), tuple(self._points), ALL_SEATS))
+        log.append((_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
+        returns = self._returns
         for seat, value in enumerate(outcome):
-            self._returns[seat] += value
+            returns[seat] += value
         self._hand_number += 1
         if self._hand_number >= game.hands:
             self._phase = Phase.OVER
             self._current = TERMINAL
-            self._event(EventKind.MATCH_END, -1, values=tuple(int(r) for r in self._returns))
+            self._event(EventKind.MATCH_END, -1, values=tuple(map(int, self._returns)))
             return
         self._dealer = (self._dealer + 1) % game.num_players
         self._start_hand()
@@ -213,8 +219,10 @@ class BriscolaState(State):
 
     def side_points(self, seat: int) -> int:
         """Card points of a seat's side in this hand."""
-        team = self.game.team_of[seat]
-        return sum(p for s, p in enumerate(self._points) if self.game.team_of[s] == team)
+        points = self._points
+        if len(points) == 4:
+            return points[seat] + points[(seat + 2) % 4]
+        return points[seat]
 
     # --- the API ----------------------------------------------------------------------------
 
@@ -244,7 +252,7 @@ class BriscolaState(State):
         """A true claim wins the hand for the declarer's side, a false one loses it."""
         seat = self._current
         side = self.side_points(seat)
-        self._event(EventKind.DECLARE, seat, values=(side,))
+        self._log.append((_DECLARE, seat, (), (side,), ALL_SEATS))
         self._end_hand(self.game.declare_outcomes[seat][side >= DECLARE_TARGET])
 
     def _apply_swap(self) -> None:

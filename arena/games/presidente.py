@@ -77,6 +77,9 @@ _PLAY_ENTRY = play_entries(EventKind.PLAY, 6, ITALIAN_40.size)
 LEAD = tuple(tuple(list(range(rank * MAX_SET, rank * MAX_SET + count)) for count in
                    range(MAX_SET + 1)) for rank in range(ITALIAN_40.ranks))
 """``LEAD[rank][held]``: the actions of leading 1..held cards of a rank."""
+RANK_CARDS = tuple(tuple(card for card in ITALIAN_40.cards if RANK[card] == rank)
+                   for rank in range(ITALIAN_40.ranks))
+"""The card ids of each rank, lowest first."""
 
 
 def ranks_above(strength: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -296,14 +299,23 @@ class PresidenteState(State):
         rank, count = divmod(action, MAX_SET)
         count += 1
         hand = self._hands[seat]
-        played = tuple([card for card in hand if RANK[card] == rank][:count])
-        for card in played:
-            hand.remove(card)
-        self._counts[seat][rank] -= count
         entries = _PLAY_ENTRY[seat]
-        self._log += [entries[card] for card in played]
-        self._round += played
-        self._round_seats += [seat] * count
+        if count == 1:
+            for card in RANK_CARDS[rank]:  # the lowest id held
+                if card in hand:
+                    break
+            hand.remove(card)
+            self._log.append(entries[card])
+            self._round.append(card)
+            self._round_seats.append(seat)
+        else:
+            played = [card for card in RANK_CARDS[rank] if card in hand][:count]
+            for card in played:
+                hand.remove(card)
+            self._log += [entries[card] for card in played]
+            self._round += played
+            self._round_seats += [seat] * count
+        self._counts[seat][rank] -= count
         game = self.game
         self._top = (game.strength[rank], count)
         self._last = seat

@@ -90,6 +90,7 @@ ROUND_CARDS = 3
 
 _PLAY_ENTRY = play_entries(EventKind.PLAY, 4, DECK_SIZE)
 _CAPTURE = EventKind.CAPTURE
+_DEAL = EventKind.DEAL
 _NO_SCOPA = (0,)
 _SCOPA = (1,)
 
@@ -183,11 +184,13 @@ class ScopaState(State):
         """Deal ``count`` cards each from the stock, one at a time from the dealer's right."""
         n = self.game.num_players
         stock = self._stock
+        hands = self._hands
+        log = self._log
         first = (self._dealer + 1) % n
         for index in range(n):
             seat = (first + index) % n
-            self._hands[seat] = hand = sorted(stock[index:count * n:n])
-            self._event(EventKind.DEAL, seat, tuple(hand), viewers=1 << seat)
+            hands[seat] = hand = sorted(stock[index:count * n:n])
+            log.append((_DEAL, seat, tuple(hand), (), 1 << seat))
         self._stock = stock[count * n:]
 
     def _end_hand(self) -> None:

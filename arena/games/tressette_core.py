@@ -223,8 +223,9 @@ def profile_qualifies(rule: str, size: int, top: int, figures: int, thirds: int)
     raise ValueError(f"unknown redeal rule {rule!r}; valid rules: {', '.join(REDEAL_RULES)}")
 
 
+@cache
 def redeal_test(rule: str, hand_size: int) -> Callable[[int], bool] | None:
-    """A test of packed hand profiles (``sum`` of ``_PACK``) for a rule, or None for ``none``."""
+    """A cached test of packed hand profiles (``sum`` of ``_PACK``), or None for ``none``."""
     if rule == "none":
         return None
     if rule == "low_value":
@@ -323,9 +324,13 @@ class TableRules:
 
 
 @cache
+@cache
 def play_rows(kind: EventKind, seats: tuple[int, ...], num_seats: int,
               deck_size: int) -> tuple[tuple[LogEntry, ...], ...]:
-    """Prebuilt public one-card entries ``[local seat][card]`` with global seat numbers."""
+    """Prebuilt public one-card entries ``[local seat][card]`` with global seat numbers.
+
+    Cached: immutable, and rebuilt otherwise for every table, hand and seating.
+    """
     every = play_entries(kind, num_seats, deck_size)
     return tuple(every[seat] for seat in seats)
 

@@ -237,7 +237,12 @@ class NonPrendereState(State):
     # --- play -----------------------------------------------------------------------------------
 
     def _legal_play(self) -> list[int]:
-        """The cards of the led suit if the player has any, else the whole hand."""
+        """The cards of the led suit if the player has any, else the whole hand.
+
+        Also the entry point of every phase (``_compute_legal``): the others go by table.
+        """
+        if self._phase != _PLAY_PHASE:
+            return _LEGAL[self._phase](self)
         hand = self._hands[self._current]
         if self._trick:
             low = self._led_low
@@ -247,8 +252,15 @@ class NonPrendereState(State):
                 return hand[start:stop]
         return hand
 
-    def _apply_play(self, card: int) -> None:
-        """Play a card; resolve a complete trick."""
+    def _apply_play(self, action: int) -> None:
+        """Play a card; resolve a complete trick.
+
+        Also the entry point of every phase (``_apply``): the others go by table.
+        """
+        if self._phase != _PLAY_PHASE:
+            _APPLY[self._phase](self, action)
+            return
+        card = action
         seat = self._current
         self._hands[seat].remove(card)
         trick = self._trick
@@ -283,18 +295,9 @@ class NonPrendereState(State):
         """No actions once the match is over."""
         return []
 
-    def _compute_legal(self) -> list[int]:
-        """The legal actions of the current phase (play, the hot path, first)."""
-        if self._phase == _PLAY_PHASE:
-            return self._legal_play()
-        return _LEGAL[self._phase](self)
-
-    def _apply(self, action: int) -> None:
-        """Apply an action of the current phase (play, the hot path, first)."""
-        if self._phase == _PLAY_PHASE:
-            self._apply_play(action)
-        else:
-            _APPLY[self._phase](self, action)
+    # Play is the hot path: its handlers are the entry points and dispatch the other phases.
+    _compute_legal = _legal_play
+    _apply = _apply_play
 
     # --- views ------------------------------------------------------------------------------
 

@@ -396,7 +396,9 @@ class PozzoState(State):
     # --- play --------------------------------------------------------------------------------
 
     def _legal_play(self) -> list[int]:
-        """The cards of the led suit in hand, else the whole hand."""
+        """The cards of the led suit in hand, else the whole hand; other phases dispatch."""
+        if self._phase is not _PLAY_PHASE:
+            return self._legal_other()
         hand = self._hands[self._current]  # kept sorted: a suit is one slice
         trick = self._trick
         if not trick:
@@ -406,8 +408,15 @@ class PozzoState(State):
         high = bisect_left(hand, start + 10, low)
         return hand[low:high] if low < high else hand
 
-    def _apply_play(self, card: int) -> None:
-        """Play a card; resolve a full trick, draw from the stock, end the hand after the last."""
+    def _apply_play(self, action: int) -> None:
+        """Play a card; resolve a full trick, draw from the stock, end the hand after the last.
+
+        Other phases dispatch to their handlers.
+        """
+        if self._phase is not _PLAY_PHASE:
+            self._apply_other(action)
+            return
+        card = action
         seat = self._current
         hands = self._hands
         hands[seat].remove(card)
@@ -444,11 +453,13 @@ class PozzoState(State):
         if last:
             self._end_hand(winner)
 
-    def _compute_legal(self) -> list[int]:
-        """The legal actions of the phase."""
+    # Play is the hot path: its handlers are the entry points and dispatch the other phases.
+    _compute_legal = _legal_play
+    _apply = _apply_play
+
+    def _legal_other(self) -> list[int]:
+        """The legal actions of a phase other than play."""
         phase = self._phase
-        if phase is _PLAY_PHASE:
-            return self._legal_play()
         if phase == Phase.BID:
             return self._legal_bid()
         if phase == Phase.CALL:
@@ -459,12 +470,10 @@ class PozzoState(State):
             return self._legal_discard()
         return []
 
-    def _apply(self, action: int) -> None:
-        """Apply a legal action of the phase."""
+    def _apply_other(self, action: int) -> None:
+        """Apply a legal action of a phase other than play."""
         phase = self._phase
-        if phase is _PLAY_PHASE:
-            self._apply_play(action)
-        elif phase == Phase.BID:
+        if phase == Phase.BID:
             self._apply_bid(action)
         elif phase == Phase.CALL:
             self._apply_call(action)

@@ -142,6 +142,16 @@ class ToroGame(Game):
         return ToroState(self, seed, deal)
 
 
+def copy_order(order: list[int], table: int) -> list[int]:
+    """The cards of one table's deck copy, in their order within a 120-card deal order."""
+    low = table * CARDS_PER_TABLE
+    high = low + CARDS_PER_TABLE
+    block = order[low:high]
+    if min(block) >= low and max(block) < high:
+        return block  # a seeded order keeps each copy together, in copy order
+    return [card for card in order if low <= card < high]
+
+
 class ToroState(State):
     """A match of three interleaved Tressette tables."""
 
@@ -180,8 +190,7 @@ class ToroState(State):
 
     def _table_order(self, table: int) -> list[int]:
         """The next deal order, restricted to one table's copy."""
-        low = table * CARDS_PER_TABLE
-        return [card for card in self._next_deal() if low <= card < low + CARDS_PER_TABLE]
+        return copy_order(self._next_deal(), table)
 
     def _tag(self, mask: int) -> None:
         """Mark the events logged since the last tag as visible to ``mask`` (a seat bit mask)."""
@@ -198,8 +207,7 @@ class ToroState(State):
             seats = table_seats(index, self._round)
             table.seat_at(seats)
             self._masks[index] = sum(1 << seat for seat in seats)
-            low = index * CARDS_PER_TABLE
-            cards = [card for card in order if low <= card < low + CARDS_PER_TABLE]
+            cards = copy_order(order, index)
             if self._round == 0:
                 table.start_hand(cards, 0, first_hand=True)
             else:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from arena.games import EventKind, Game, Observation, State
 from arena.games.cards import HIDDEN
 from arena.policies import Policy
-from cardarena_sdk.search_repair import repair
+from cardarena_sdk.search_repair import repair, reshuffle
 from cardarena_sdk.search_walk import Failure, FailureKind, Walker, names_only
 
 SEED_ATTEMPTS = 4
@@ -31,6 +31,8 @@ REPAIRS_PER_ATTEMPT = 400
 """Repairs (each followed by a replay) in one start."""
 STALL_LIMIT = 60
 """Repairs in a row that get no further through the observed events before a fresh start."""
+RESHUFFLE_AFTER = 12
+"""Repairs in a row without progress after which the failing deal's unseen cards are shuffled."""
 EARLIER_ORDERS = 3
 """A repeated event mismatch is repaired in the latest deal order, then in the two before it
 (a game may deal some tables from an earlier order)."""
@@ -164,7 +166,10 @@ def _search(walker: Walker) -> State | Failure:
         repeated = now == signature and failure.kind == FailureKind.MISMATCH
         earlier = (earlier + 1) % EARLIER_ORDERS if repeated else 0
         signature = now
-        changed = repair(walker, failure, earlier)
+        if stalled and stalled % RESHUFFLE_AFTER == 0:
+            changed = reshuffle(walker, failure)
+        else:
+            changed = repair(walker, failure, earlier)
         walker.invalidate_from(changed)
     assert failure is not None
     return failure

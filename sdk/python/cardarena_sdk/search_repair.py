@@ -39,7 +39,7 @@ class Repair:
         self.deal = max(0, latest - earlier)
         self.order = walker.orders[self.deal]
         start = walker.deal_start(self.deal)
-        self.stop = walker.deal_stop(self.deal, failure.pos + 1)
+        self.stop = walker.deal_stop(self.deal, failure.pos)
         self.seen_before = walker.seen_between(start, failure.pos)
         self.seen_ever = walker.seen_between(start, self.stop)
         if self.stop >= len(walker.target):
@@ -81,8 +81,12 @@ class Repair:
             movable = [card for card in wanted.elements() if card not in self.seen_before]
             if movable and extra:
                 self.rng.shuffle(extra)
+                self.hands()
                 for card, other in zip(movable, extra, strict=False):
-                    self._swap(card, other)
+                    if observed.kind in HAND_KINDS and self._owner.get(card) == observed.seat:
+                        self._send_away(other, observed.seat)
+                    else:
+                        self._swap(card, other)
                 return True
             if not wanted:
                 for mine, theirs in zip(observed.cards, replayed.cards, strict=True):
@@ -108,6 +112,7 @@ class Repair:
         hand = self.hands().get(actor)
         if hand is None:
             return False
+        shown = list(self.walker.run_cards(failure.pos)) or shown
         missing = [card for card in shown if card not in hand and card not in self.seen_before]
         if missing:
             moved = self._move_into_hand(actor, missing, self._later_plays(actor, hand))
@@ -115,10 +120,14 @@ class Repair:
                 self._place_later_plays(actor)
             return moved
         state = failure.state
-        blocking = {card for action in state.legal_actions()
-                    for card in state.action_meaning(action).cards}
-        blocking = {card for card in blocking & hand
-                    if card not in shown and card not in self.seen_before}
+        meanings = [state.action_meaning(action).cards for action in state.legal_actions()]
+        keep = set(shown) | self._plays_from(actor) | self.seen_before
+        extra = {card for cards in meanings if set(cards) & set(shown) for card in cards
+                 if card in hand and card not in keep}
+        if extra:
+            return self._replace_in_hand(actor, sorted(extra))
+        blocking = {card for cards in meanings for card in cards
+                    if card in hand and card not in shown and card not in self.seen_before}
         if not blocking:
             return False
         self._forbidden(actor).update(blocking)
@@ -267,6 +276,20 @@ class Repair:
             moved = True
         return moved
 
+    def _send_away(self, card: int, seat: int) -> None:
+        """Swap ``card`` out of ``seat``'s deal for an unseen card held by nobody else known.
+
+        For an event where the seat chose ``card`` over the observed one it also held (giving
+        its best cards): the card must not have been in that hand at all.
+        """
+        hand = self.hands().get(seat, set())
+        outside = [other for other in self.order
+                   if other not in hand and other != card and other not in self.seen_before
+                   and self._owner.get(other) != self.walker.seat]
+        other = self._pick(outside, card)
+        if other is not None:
+            self._swap(card, other)
+
     def _perturb(self, seat: int) -> None:
         """Swap unseen cards at random: one from ``seat``'s hand when it has one."""
         free = [card for card in self.order if card not in self.seen_before]
@@ -356,6 +379,21 @@ def _extend_orders(walker: Walker, state: State, deal: int) -> None:
     while len(walker.orders) <= deal:
         walker.orders.append(list(dealt[len(walker.orders)]))
         walker.reset()
+
+
+def reshuffle(walker: Walker, failure: Failure) -> int:
+    """Shuffle the failing deal's cards the observer has not seen placed; the deal changed."""
+    fix = Repair(walker, failure, 0)
+    deck = walker.game.deck
+    order = fix.order
+    for copy in range(deck.copies):
+        places = [index for index, card in enumerate(order)
+                  if card not in fix.seen_before and deck.copy(card) == copy]
+        cards = [order[index] for index in places]
+        walker.rng.shuffle(cards)
+        for index, card in zip(places, cards, strict=True):
+            order[index] = card
+    return fix.deal
 
 
 def repair(walker: Walker, failure: Failure, earlier: int = 0) -> int:

@@ -151,6 +151,7 @@ class Walker:
                 continue
             if deepest is None or outcome.pos > deepest.pos:
                 deepest = outcome
+            self._jump_to_culprit(stack, outcome)
             resumed = None
             while stack and backtracks < BACKTRACKS_PER_WALK and resumed is None:
                 backtracks += 1
@@ -208,23 +209,58 @@ class Walker:
 
             shuffled.sort(key=key)
             return shuffled, None
+        run = self.run_cards(pos)
         exact: list[int] = []
+        part: list[int] = []
         close: list[int] = []
         rest: list[int] = []
-        wanted = set(cards)
+        wanted = set(run)
         for action in legal:
-            meaning = state.action_meaning(action)
-            if meaning.cards == cards:
+            meant = state.action_meaning(action).cards
+            if meant == run:
                 exact.append(action)
-            elif wanted & set(meaning.cards):
+            elif meant and meant == run[:len(meant)]:
+                part.append(action)
+            elif wanted & set(meant):
                 close.append(action)
             else:
                 rest.append(action)
-        if len(exact) == 1 and not close:
+        if len(exact) == 1 and not part and not close:
             return exact, exact[0]
-        for group in (exact, close, rest):
+        for group in (exact, part, close, rest):
             rng.shuffle(group)
-        return exact + close + rest, None
+        part.sort(key=lambda action: -len(state.action_meaning(action).cards))
+        return exact + part + close + rest, None
+
+    def run_cards(self, pos: int) -> tuple[int, ...]:
+        """The cards of the observed events from ``pos`` with its kind and seat, in a row."""
+        target = self.target
+        first = target[pos]
+        cards: list[int] = []
+        index = pos
+        while index < len(target) and (target[index].kind, target[index].seat) == (
+                first.kind, first.seat) and HIDDEN not in target[index].cards:
+            cards.extend(target[index].cards)
+            index += 1
+        return tuple(cards)
+
+    def _splits_run(self, state: State, pos: int, new_pos: int) -> bool:
+        """True when an action stopped inside a row of one seat's events that it cannot go on.
+
+        A set played as several PLAY events must come from one action: when the seat that
+        played the row's last event is not to act now (and the observer would see who is),
+        the action played too few of its cards.
+        """
+        target = self.target
+        if not pos < new_pos < len(target):
+            return False
+        last, nxt = target[new_pos - 1], target[new_pos]
+        if (nxt.kind, nxt.seat) != (last.kind, last.seat) or nxt.kind not in HAND_KINDS:
+            return False
+        actor = state.current_player()
+        if actor == nxt.seat or state.is_terminal():
+            return False
+        return state.observation(self.seat).current_player == actor
 
     def _apply_in_place(self, state: State, action: int, pos: int, logpos: int, actor: int
                         ) -> Failure | tuple[State, int, int]:
@@ -253,6 +289,11 @@ class Walker:
                     best = result
                 continue
             new_pos, new_logpos = result
+            if self._splits_run(twin, pos, new_pos):
+                if best is None:
+                    best = Failure(FailureKind.UNREACHABLE, pos, pos, self.target[pos], None,
+                                   state, actor)
+                continue
             if len(twin.deals()) > len(state.deals()):
                 self._save(Checkpoint(len(state.deals()), state, pos, logpos))
             rest = ranked[index + 1:]
@@ -270,9 +311,31 @@ class Walker:
         if pos >= len(self.target):
             return True
         event = self.target[pos]
-        if event.seat != actor:
-            return True
-        return HIDDEN in event.cards or not (event.cards or event.values)
+        return event.seat != actor or HIDDEN in event.cards
+
+    def _jump_to_culprit(self, stack: list[Choice], failure: Failure) -> None:
+        """Drop choice points back to the latest one that could have kept the needed cards.
+
+        When an observed action needs cards the actor lacks, the latest hidden choice with an
+        untried action involving one of them (a card given back unseen) is the one to revisit;
+        its actions with those cards are tried first.
+        """
+        if failure.kind != FailureKind.UNREACHABLE or failure.observed is None or not stack:
+            return
+        if not 0 <= failure.actor < self.game.num_players:
+            return
+        needed = set(self.run_cards(failure.pos)) - set(
+            failure.state.observation(failure.actor).hand)
+        if not needed:
+            return
+        for index in range(len(stack) - 1, -1, -1):
+            choice = stack[index]
+            hits = [action for action in choice.remaining
+                    if needed & set(choice.state.action_meaning(action).cards)]
+            if hits:
+                del stack[index + 1:]
+                choice.remaining = hits + [a for a in choice.remaining if a not in hits]
+                return
 
     def _retry(self, stack: list[Choice]) -> tuple[State, int, int] | None:
         """The next untried action of the latest choice point that fits, or None."""
@@ -282,7 +345,7 @@ class Walker:
             twin = choice.state.clone()
             twin.apply_action(action)
             result = self._consume(twin, choice.pos, choice.logpos, choice.state.current_player())
-            if isinstance(result, Failure):
+            if isinstance(result, Failure) or self._splits_run(twin, choice.pos, result[0]):
                 continue
             if not choice.remaining:
                 stack.pop()
@@ -349,8 +412,11 @@ class Walker:
         if known is not None:
             return known
         for index in range(after, len(self.target)):
-            if self.target[index].kind in (EventKind.HAND_START, EventKind.REDEAL):
+            kind = self.target[index].kind
+            if kind == EventKind.HAND_START:
                 return index
+            if kind == EventKind.REDEAL:
+                return index + 1
         return len(self.target)
 
     def located_now(self) -> set[int]:

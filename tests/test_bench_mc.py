@@ -133,8 +133,10 @@ def test_command_line_rejects_bad_input() -> None:
 
 
 @pytest.mark.skipif(not SAMPLE_MC.exists(), reason="the mc sample bot is not in this checkout")
-def test_mc_sample_bot_plays_a_deal_cleanly() -> None:
-    """The real mc bot plays one duplicate deal without a fault, as a process."""
+def test_mc_sample_bot_plays_a_deal_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real mc bot (with a small search budget) plays one duplicate deal without a
+    fault, as a process."""
+    monkeypatch.setenv("MC_BUDGET_MS", "10")
     report = run_mc_bench(1, SAMPLE_MC)
     assert report["bot"]["name"] == "mc"
     assert report["bot_decisions"] == 2 * DECISIONS_PER_SEAT

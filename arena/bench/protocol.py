@@ -1,6 +1,6 @@
 """``arena bench protocol``: a decision's round trip to a bot process against raw gRPC.
 
-Three measurements, interleaved round by round so that the shared machine's load falls on all
+Four measurements, interleaved round by round so that the shared machine's load falls on all
 of them alike:
 
 - arena side: the runner plays a duplicate set against scripted agents that answer at once
@@ -17,9 +17,10 @@ of them alike:
   runner records for it (from sending the request to having the answer).
 
 The figures are the medians (p50) and 99th percentiles of all round trips, and the ratio of
-the arena's p50 to the raw p50. Then, with the same bot, decisions per second with 1 and with
-8 duplicate sets played at once in one event loop (each set with its own bot processes,
-started beforehand). Start-up of processes is never timed.
+the arena's p50 to the raw p50 (the arena side: the median of the rounds). Then, with the same
+bot, decisions per second with 1 and with 8 duplicate sets played at once in one event loop
+(each set with its own bot processes, started beforehand). Start-up of processes is never
+timed.
 """
 
 from __future__ import annotations

@@ -324,13 +324,9 @@ class TableRules:
 
 
 @cache
-@cache
 def play_rows(kind: EventKind, seats: tuple[int, ...], num_seats: int,
               deck_size: int) -> tuple[tuple[LogEntry, ...], ...]:
-    """Prebuilt public one-card entries ``[local seat][card]`` with global seat numbers.
-
-    Cached: immutable, and rebuilt otherwise for every table, hand and seating.
-    """
+    """Prebuilt public one-card entries ``[local seat][card]`` with global seat numbers."""
     every = play_entries(kind, num_seats, deck_size)
     return tuple(every[seat] for seat in seats)
 

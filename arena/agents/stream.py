@@ -1,16 +1,18 @@
-"""One Play stream to a bot: requests go out through a queue, a task reads the responses.
+"""One Play stream to a bot: requests go out through a buffer, a task reads the responses.
 
 Reads never run under a deadline of their own (cancelling a gRPC read cancels the whole
-call): the reader task puts every response, then the end of the stream, into a queue, and
-waiting for an answer is waiting on that queue. Responses stay raw bytes so that a message
-that does not parse is the bot's fault, not a broken stream.
+call): the reader task hands every response, then the end of the stream, to the waiting
+receiver or else keeps it in a buffer, and waiting for an answer is waiting on a future that
+a timer resolves to None at the deadline. A response that comes after its deadline stays in
+the buffer for the next receive. Responses stay raw bytes so that a message that does not
+parse is the bot's fault, not a broken stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections import deque
 from dataclasses import dataclass
 
 import grpc
@@ -43,59 +45,110 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
+def _expire(waiter: asyncio.Future[bytes | StreamEnd | None]) -> None:
+    """Resolve a receiver's future to None at its deadline, unless an item came first."""
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+class _Outbox:
+    """The requests of a call as an async iterator: a buffer and at most one waiting reader."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        """An empty outbox."""
+        self._items: deque[bytes | None] = deque()
+        self._waiter: asyncio.Future[bytes | None] | None = None
+
+    def put(self, item: bytes | None) -> None:
+        """Queue a request, or None for the end of the requests."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            self._waiter = None
+            waiter.set_result(item)
+        else:
+            self._items.append(item)
+
+    def __aiter__(self) -> _Outbox:
+        """The outbox is its own iterator."""
+        return self
+
+    async def __anext__(self) -> bytes:
+        """The next request; the iteration stops at the end of the requests."""
+        if self._items:
+            item = self._items.popleft()
+        else:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                item = await waiter
+            finally:
+                self._waiter = None
+        if item is None:
+            self._items.appendleft(None)
+            raise StopAsyncIteration
+        return item
+
+
 class PlayStream:
     """A bidirectional Play call on a channel, with queued requests and a response reader."""
 
     def __init__(self, channel: grpc.aio.Channel) -> None:
         """Start the call and its reader task (needs a running event loop)."""
-        self._requests: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self._responses: asyncio.Queue[bytes | StreamEnd] = asyncio.Queue()
+        self._requests = _Outbox()
+        self._responses: deque[bytes | StreamEnd] = deque()
+        self._waiter: asyncio.Future[bytes | StreamEnd | None] | None = None
         method = channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
                                        response_deserializer=None)
-        self._call = method(self._outgoing())
+        self._call = method(self._requests)
         self.ended: StreamEnd | None = None
         self._reader = asyncio.create_task(self._read())
 
-    async def _outgoing(self) -> AsyncIterator[bytes]:
-        """The requests, until ``finish`` half-closes the stream."""
-        while True:
-            item = await self._requests.get()
-            if item is None:
-                return
-            yield item
-
     async def _read(self) -> None:
-        """Queue every response, then the end of the stream."""
+        """Hand over every response, then the end of the stream."""
         try:
             async for raw in self._call:
-                self._responses.put_nowait(raw)
+                self._deliver(raw)
             end = StreamEnd(grpc.StatusCode.OK, "")
         except grpc.aio.AioRpcError as error:
             end = StreamEnd(error.code(), error.details() or "")
         except asyncio.CancelledError:
             end = StreamEnd(grpc.StatusCode.CANCELLED, "cancelled by the arena")
         self.ended = end
-        self._responses.put_nowait(end)
+        self._deliver(end)
+
+    def _deliver(self, item: bytes | StreamEnd) -> None:
+        """Give ``item`` to the waiting receiver, or keep it for the next one."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(item)
+        else:
+            self._responses.append(item)
 
     def send(self, payload: bytes) -> None:
         """Queue a serialized PlayRequest."""
-        self._requests.put_nowait(payload)
+        self._requests.put(payload)
 
     def finish(self) -> None:
         """Half-close: no more requests."""
-        self._requests.put_nowait(None)
+        self._requests.put(None)
 
     async def receive(self, timeout_s: float) -> bytes | StreamEnd | None:
         """The next response or the end of the stream, or None after ``timeout_s`` seconds."""
+        if self._responses:
+            return self._responses.popleft()
         if timeout_s <= 0:
-            try:
-                return self._responses.get_nowait()
-            except asyncio.QueueEmpty:
-                return None
-        try:
-            return await asyncio.wait_for(self._responses.get(), timeout_s)
-        except TimeoutError:
             return None
+        if self._waiter is not None:
+            raise RuntimeError("the stream is already being received from")
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(timeout_s, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
 
     async def close(self, grace_s: float) -> None:
         """Half-close, give the bot ``grace_s`` seconds to end its side, then cancel."""

@@ -165,6 +165,10 @@ async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int,
     else:
         if reply.debug and not reply.malformed:
             deal.debug.append(DebugNote(index, seat.seat, cap_text(reply.debug, DEBUG_CAP)))
+        action = reply.action_id - 1
+        if (not reply.malformed and reply.request_id == request_id and action >= 0
+                and action in state.legal_actions()):
+            return action, elapsed
         legal = {wire_action(action) for action in state.legal_actions()}
         verdict = judge(reply, request_id, legal)
         if verdict.action is not None:
@@ -197,10 +201,30 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
         deal.decision_us.append(elapsed)
 
 
+class _SharedEnd:
+    """The deal's MatchEnd, the same for every seat: built once, each caller gets its own copy."""
+
+    __slots__ = ("_encoded", "_reasons", "_state")
+
+    def __init__(self, state: State, reasons: tuple[int, ...]) -> None:
+        """The MatchEnd of the ended ``state`` with each seat's reason code."""
+        self._state = state
+        self._reasons = reasons
+        self._encoded: bytes | None = None
+
+    def __call__(self) -> pb.MatchEnd:
+        """A fresh MatchEnd message."""
+        if self._encoded is None:
+            message = match_end_message(self._state, self._reasons)
+            self._encoded = message.SerializeToString()
+            return message
+        return pb.MatchEnd.FromString(self._encoded)
+
+
 async def _close(deal: _Deal) -> None:
     """Tell every seat still connected how the deal ended."""
     reasons = tuple(VOID if deal.void else seat.reason for seat in deal.seats)
-    end = DealEnd(deal.state, reasons, partial(match_end_message, deal.state, reasons))
+    end = DealEnd(deal.state, reasons, _SharedEnd(deal.state, reasons))
     await asyncio.gather(*(seat.agent.close(end) for seat in deal.seats if seat.connected),
                          return_exceptions=True)
 

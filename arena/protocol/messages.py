@@ -8,7 +8,7 @@ from arena.games import Game, GameError, State, UnknownGameError, load_game
 from arena.games.cards import Deck
 from arena.games.params import ParamValue
 from arena.protocol.errors import ProtocolError
-from arena.protocol.observations import add_events
+from arena.protocol.serialize import match_end_bytes
 from arena.protocol.v1 import agent_pb2 as pb
 
 PROTOCOL_VERSION = "cardarena.v1"
@@ -50,20 +50,45 @@ def deck_message(deck: Deck) -> pb.Deck:
                    ranks=deck.rank_names_en)
 
 
+START_CACHE_LIMIT = 256
+"""Serialized per-game parts of MatchStart kept by game configuration; starts over beyond this."""
+_start_cache: dict[tuple[object, ...], bytes] = {}
+
+
+def _game_key(game: Game) -> tuple[object, ...]:
+    """What the per-game part of a MatchStart depends on."""
+    return (game.id, game.num_players, tuple(game.params.items()), game.spec.rules_version)
+
+
+def _game_start_bytes(game: Game) -> bytes:
+    """The serialized MatchStart fields fixed by the game: id, parameters, teams and deck."""
+    key = _game_key(game)
+    encoded = _start_cache.get(key)
+    if encoded is None:
+        if len(_start_cache) >= START_CACHE_LIMIT:
+            _start_cache.clear()
+        teams = game.teams() or ()
+        encoded = _start_cache[key] = pb.MatchStart(
+            protocol_version=PROTOCOL_VERSION, game=game.id,
+            parameters=[parameter_message(name, value) for name, value in game.params.items()],
+            rules_version=game.spec.rules_version, num_seats=game.num_players,
+            teams=[pb.Team(seats=team) for team in teams], deck=deck_message(game.deck),
+        ).SerializeToString()
+    return encoded
+
+
 def match_start_message(game: Game, seat: int, match_id: str, decision_ms: int,
                         bank_ms: int) -> pb.MatchStart:
     """The first message of a match for ``seat``: the game, every parameter, deck and clock."""
     if not 0 <= seat < game.num_players:
         raise ProtocolError(f"seat {seat} is not a seat of {game!r} "
                             f"(0..{game.num_players - 1})")
-    teams = game.teams() or ()
-    return pb.MatchStart(
-        protocol_version=PROTOCOL_VERSION, match_id=match_id, game=game.id,
-        parameters=[parameter_message(name, value) for name, value in game.params.items()],
-        rules_version=game.spec.rules_version, seat=seat, num_seats=game.num_players,
-        teams=[pb.Team(seats=team) for team in teams], deck=deck_message(game.deck),
-        time_control=pb.TimeControl(decision_ms=decision_ms, bank_ms=bank_ms),
-    )
+    message = pb.MatchStart.FromString(_game_start_bytes(game))
+    message.match_id = match_id
+    message.seat = seat
+    message.time_control.decision_ms = decision_ms
+    message.time_control.bank_ms = bank_ms
+    return message
 
 
 def game_from_match_start(message: pb.MatchStart) -> Game:
@@ -77,15 +102,18 @@ def game_from_match_start(message: pb.MatchStart) -> Game:
         raise ProtocolError(f"MatchStart describes an invalid game: {error}") from None
 
 
+_REASONS = frozenset(pb.ReasonCode.values()) - {pb.REASON_CODE_UNSPECIFIED}
+"""The reason codes a MatchEnd may give."""
+
+
 def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
     """The last message of a match: returns, each seat's reason code, and every event."""
     seats = state.game.num_players
     if len(reasons) != seats:
         raise ProtocolError(f"{len(reasons)} reason codes for {seats} seats")
     for seat, reason in enumerate(reasons):
-        if reason not in pb.ReasonCode.values() or reason == pb.REASON_CODE_UNSPECIFIED:
+        if reason not in _REASONS:
             raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
                                 f"{max(pb.ReasonCode.values())})")
-    message = pb.MatchEnd(returns=state.returns(), reasons=list(reasons))
-    add_events(message, state.full_events())
-    return message
+    return pb.MatchEnd.FromString(match_end_bytes(state.returns(), reasons,
+                                                  state.full_events()))

@@ -68,6 +68,10 @@ OBSERVATION = tag(2, LENGTH)
 LEGAL_ACTIONS = tag(3, LENGTH)
 TIME_LEFT = tag(4, LENGTH)
 DECISION_REQUEST = tag(2, LENGTH)
+# MatchEnd fields.
+END_RETURNS = tag(1, LENGTH)
+END_REASONS = tag(2, LENGTH)
+END_EVENTS = tag(3, LENGTH)
 
 
 def event_bytes(event: Event) -> bytes:
@@ -101,6 +105,29 @@ def events_bytes(events: Sequence[Event]) -> bytes:
         if encoded is None:
             encoded = cache[key] = event_bytes(event)
         parts.append(encoded)
+    return b"".join(parts)
+
+
+def _event_entry(event: Event) -> bytes:
+    """The cached ``events`` entry of an Observation for ``event``."""
+    cache = _event_cache
+    key = _event_key(event)
+    encoded = cache.get(key)
+    if encoded is None:
+        if len(cache) > EVENT_CACHE_LIMIT:
+            cache.clear()
+        encoded = cache[key] = event_bytes(event)
+    return encoded
+
+
+def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
+                    events: Sequence[Event]) -> bytes:
+    """A serialized MatchEnd: returns, reason codes and every event."""
+    parts = [packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons)]
+    skip = len(EVENTS)
+    for event in events:
+        parts.append(END_EVENTS)
+        parts.append(_event_entry(event)[skip:])
     return b"".join(parts)
 
 
@@ -213,11 +240,22 @@ def legal_actions_bytes(actions: Sequence[int], meaning_of: Callable[[int], Acti
     return b"".join(parts)
 
 
+TIME_CACHE_LIMIT = 1 << 12
+"""Encoded ``time_left`` fields kept by value; the cache starts over beyond this."""
+_time_cache: dict[tuple[int, int], bytes] = {}
+
+
 def time_left_bytes(decision_ms: int, bank_ms: int) -> bytes:
     """The ``time_left`` field of a DecisionRequest."""
-    body = (F1_VARINT + varint(decision_ms) if decision_ms else b"") + (
-        F2_VARINT + varint(bank_ms) if bank_ms else b"")
-    return TIME_LEFT + varint(len(body)) + body
+    key = (decision_ms, bank_ms)
+    encoded = _time_cache.get(key)
+    if encoded is None:
+        body = (F1_VARINT + varint(decision_ms) if decision_ms else b"") + (
+            F2_VARINT + varint(bank_ms) if bank_ms else b"")
+        if len(_time_cache) >= TIME_CACHE_LIMIT:
+            _time_cache.clear()
+        encoded = _time_cache[key] = TIME_LEFT + varint(len(body)) + body
+    return encoded
 
 
 def request_id_bytes(request_id: int) -> bytes:

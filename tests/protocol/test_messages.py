@@ -185,3 +185,16 @@ def test_encoder_request_carries_id_time_and_legal_ids() -> None:
     assert (request.time_left.decision_ms, request.time_left.bank_ms) == (1200, 55_000)
     assert [a.id for a in request.legal_actions] == [a + 1 for a in state.legal_actions()]
     assert request.observation.seat == seat
+
+
+def test_match_start_messages_are_independent_copies() -> None:
+    """Changing one MatchStart leaves the next one of the same game as it should be."""
+    game = load_game("briscola", 2)
+    first = match_start_message(game, 0, "m-1", 1000, 0)
+    first.deck.cards[0].name = "changed"
+    first.parameters.add(name="extra", int_value=1)
+    second = match_start_message(game, 1, "m-2", 0, 0)
+    assert second.deck.cards[0].name != "changed"
+    assert "extra" not in {parameter.name for parameter in second.parameters}
+    assert (second.match_id, second.seat) == ("m-2", 1)
+    assert second.HasField("time_control")

@@ -29,6 +29,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
+from functools import cache
 from typing import Any
 
 from arena.games.cards import HIDDEN, Deck
@@ -315,10 +316,9 @@ class State(ABC):
 
     def action_meaning(self, action: int) -> ActionMeaning:
         """What ``action`` does now: a card id plays that card; games override the rest."""
-        label = self.action_to_string(action)
         if 0 <= action < self.game.deck.size:
-            return ActionMeaning(ActionKind.PLAY, cards=(action,), label=label)
-        return ActionMeaning(ActionKind.OTHER, label=label)
+            return play_meanings(self.game.deck)[action]
+        return ActionMeaning(ActionKind.OTHER, label=self.action_to_string(action))
 
     def events_since(self, seat: int, start: int) -> tuple[Event, ...]:
         """The log from entry ``start`` as ``seat`` sees it, leaving out entries it may not see."""
@@ -415,6 +415,13 @@ class State(ABC):
                     view.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
             self._views_upto[seat] = len(log)
         return tuple(view)
+
+
+@cache
+def play_meanings(deck: Deck) -> tuple[ActionMeaning, ...]:
+    """The PLAY meaning of each card of ``deck``, labelled ``7D``, built once per deck."""
+    return tuple(ActionMeaning(ActionKind.PLAY, cards=(card,), label=deck.short(card))
+                 for card in deck.cards)
 
 
 def play_entries(kind: EventKind, num_seats: int, num_cards: int,

@@ -49,6 +49,7 @@ from arena.games.api import (
     Observation,
     State,
     play_entries,
+    play_meanings,
 )
 from arena.games.cards import (
     BRISCOLA_POINTS,
@@ -64,6 +65,9 @@ from arena.games.tricks import trick_key_tables
 DECLARE_31 = 40
 SWAP_TRUMP = 41
 NUM_ACTIONS = 42
+
+_PLAY_MEANINGS = play_meanings(ITALIAN_40)
+"""The meaning of each card play, built once."""
 
 SUIT = ITALIAN_40.suit_table()
 STRENGTH = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
@@ -341,6 +345,8 @@ class BriscolaState(State):
 
     def action_meaning(self, action: int) -> ActionMeaning:
         """A card is PLAY, ``declare-31`` DECLARE (value 31), ``swap-trump`` SWAP of the 7 or 2."""
+        if 0 <= action < ITALIAN_40.size:
+            return _PLAY_MEANINGS[action]
         label = self.action_to_string(action)
         if action == DECLARE_31:
             return ActionMeaning(ActionKind.DECLARE, value=DECLARE_TARGET, label=label)

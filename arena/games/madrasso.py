@@ -63,11 +63,15 @@ from arena.games.api import (
     Observation,
     State,
     play_entries,
+    play_meanings,
 )
 from arena.games.cards import BRISCOLA_POINTS, BRISCOLA_STRENGTH, HIDDEN, ITALIAN_40, Rank
 from arena.games.outcomes import pair_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import trick_key_tables
+
+_PLAY_MEANINGS = play_meanings(ITALIAN_40)
+"""The meaning of each card play, built once."""
 
 SWAP_SEVEN = 40
 NUM_ACTIONS = 41
@@ -333,6 +337,8 @@ class MadrassoState(State):
 
     def action_meaning(self, action: int) -> ActionMeaning:
         """A card (the face-up one too) is PLAY; ``swap-seven`` is SWAP of the 7 of trump."""
+        if 0 <= action < ITALIAN_40.size:
+            return _PLAY_MEANINGS[action]
         label = self.action_to_string(action)
         if action == SWAP_SEVEN:
             return ActionMeaning(ActionKind.SWAP, cards=(SEVEN_OF[self._trump],), label=label)

@@ -51,11 +51,15 @@ from arena.games.api import (
     Observation,
     State,
     play_entries,
+    play_meanings,
 )
 from arena.games.cards import FRENCH_52
 from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
+
+_PLAY_MEANINGS = play_meanings(FRENCH_52)
+"""The meaning of each card play, built once."""
 
 NUM_SEATS = 4
 DEALS_PER_MATCH = 8
@@ -339,6 +343,8 @@ class MisereState(State):
 
     def action_meaning(self, action: int) -> ActionMeaning:
         """A card is PLAY; ``bid N`` is BID with value N."""
+        if 0 <= action < BID_BASE:
+            return _PLAY_MEANINGS[action]
         label = self.action_to_string(action)
         if action >= BID_BASE:
             return ActionMeaning(ActionKind.BID, value=action - BID_BASE, label=label)

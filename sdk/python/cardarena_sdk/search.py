@@ -6,8 +6,9 @@ It is generic: it replays the match from random deal orders, choosing actions wh
 reproduce the seat's view, and swaps cards in the orders when the replay cannot follow (see
 ``search_walk`` and ``search_repair``). It never sees the real match, only the observation.
 
-Games whose chance lives inside the state can defeat it (a configuration's random events that
-no order of the cards reproduces); ``SamplingError`` says so.
+``SamplingError`` says when no consistent state was found: games whose own chance lives in
+the state and cannot be reproduced by a card order (Vecchia's reshuffled hand), or a table the
+seat never sees that shows only in a public score (Tressette a toro over several rounds).
 
 ``Sampler`` does the same for many samples of one seat: it starts each from the last sample,
 with the cards the seat has not located shuffled, so that later samples need few repairs.
@@ -16,6 +17,7 @@ with the cards the seat has not located shuffled, so that later samples need few
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,13 +25,20 @@ from arena.games import EventKind, Game, Observation, State
 from arena.games.cards import HIDDEN
 from arena.policies import Policy
 from cardarena_sdk.search_repair import repair, reshuffle
-from cardarena_sdk.search_walk import Failure, FailureKind, Walker, names_only
+from cardarena_sdk.search_walk import (
+    Checkpoint,
+    Failure,
+    FailureKind,
+    Walker,
+    names_only,
+    set_aside_cards,
+)
 
 SEED_ATTEMPTS = 4
 """Fresh starts (random orders and seed) before giving up."""
 REPAIRS_PER_ATTEMPT = 400
 """Repairs (each followed by a replay) in one start."""
-STALL_LIMIT = 60
+STALL_LIMIT = 40
 """Repairs in a row that get no further through the observed events before a fresh start."""
 RESHUFFLE_AFTER = 12
 """Repairs in a row without progress after which the failing deal's unseen cards are shuffled."""
@@ -46,17 +55,25 @@ class SamplingError(RuntimeError):
 
 @dataclass
 class _Solution:
-    """The deal orders and seed of the last sample for one seat."""
+    """The last sample for one seat: its deal orders, seed and replay checkpoints."""
 
     observation: Observation
     orders: list[list[int]]
     seed: int
     segment_deal: int
     """The first deal order of the hand (or overlapping hands) in progress."""
+    checkpoints: list[Checkpoint]
+    """Replay states before that deal, valid for any sample that keeps the earlier orders."""
+    deal_pos: dict[int, int]
 
 
 class Sampler:
-    """Samples states for one game, reusing the last sample as the start of the next."""
+    """Samples states of one game, starting each sample from the last one of the same seat.
+
+    The start keeps what the seat has located and shuffles every other card of the hand in
+    progress, so it is as random as a fresh start while needing few repairs; the earlier
+    hands are not replayed again. Every sample is checked against the observation.
+    """
 
     def __init__(self, game: Game) -> None:
         """Sample states of ``game``."""
@@ -66,32 +83,34 @@ class Sampler:
     def sample(self, observation: Observation, rng: random.Random) -> State:
         """A state made by the engine whose ``observation(seat)`` equals ``observation``."""
         _check(self.game, observation)
+        seat = observation.seat
         reused = self._reusable(observation)
         failures: list[Failure] = []
         for attempt in range(SEED_ATTEMPTS):
-            if reused is not None and attempt == 0:
-                walker = Walker(self.game, observation, rng, _resampled(reused, observation, rng,
-                                                                        self.game), reused.seed)
-            else:
-                walker = Walker(self.game, observation, rng, _fresh_orders(self.game, observation,
-                                                                           rng),
-                                rng.getrandbits(62))
+            walker = self._walker(observation, rng, reused if attempt == 0 else None)
             outcome = _search(walker)
-            if isinstance(outcome, State):
-                if outcome.observation(observation.seat) != observation:
-                    raise AssertionError("a sampled state does not reproduce the observation")
-                self._last[observation.seat] = _Solution(
-                    observation, [list(order) for order in walker.orders], walker.seed,
-                    _segment_deal(walker))
-                return outcome
-            failures.append(outcome)
-        deepest = max(failures, key=lambda failure: failure.pos)
-        raise SamplingError(
-            f"{self.game!r}: no state found for seat {observation.seat}'s view of "
-            f"{len(observation.events)} events after {SEED_ATTEMPTS} fresh starts; the furthest "
-            f"replay stopped at event {deepest.pos} ({deepest.kind.value}: observed "
-            f"{deepest.observed}, replayed {deepest.replayed}). The game's own chance events "
-            f"may not be reproducible from deal orders")
+            if isinstance(outcome, Failure):
+                failures.append(outcome)
+                continue
+            if outcome.observation(seat) != observation:
+                continue
+            segment = _segment_deal(walker)
+            self._last[seat] = _Solution(
+                observation, [list(order) for order in walker.orders], walker.seed, segment,
+                [cp for cp in walker.checkpoints if cp.deals <= segment],
+                {deal: pos for deal, pos in walker.deal_pos.items() if deal < segment})
+            return outcome
+        raise SamplingError(_failure_message(self.game, observation, failures))
+
+    def _walker(self, observation: Observation, rng: random.Random, reused: _Solution | None
+                ) -> Walker:
+        """A walker from the last solution (resampled) or from random orders and seed."""
+        if reused is None:
+            return Walker(self.game, observation, rng, _fresh_orders(self.game, observation, rng),
+                          rng.getrandbits(62))
+        orders = _resampled(reused, observation, rng, self.game)
+        return Walker(self.game, observation, rng, orders, reused.seed,
+                      list(reused.checkpoints), dict(reused.deal_pos))
 
     def _reusable(self, observation: Observation) -> _Solution | None:
         """The last solution for this seat when the new view extends its events."""
@@ -104,13 +123,37 @@ class Sampler:
         return last
 
 
+SHARED_SAMPLERS = 16
+"""Game configurations whose last samples ``sample_state`` keeps."""
+_SHARED: OrderedDict[tuple[object, ...], Sampler] = OrderedDict()
+
+
 def sample_state(game: Game, observation: Observation, rng: random.Random) -> State:
     """A full state, made by the engine, whose ``observation(seat)`` equals ``observation``.
 
     The cards the seat has not seen are placed at random; raises ``SamplingError`` when no
-    consistent state is found (games whose own random events cannot be reproduced).
+    consistent state is found (games whose own random events cannot be reproduced). Repeated
+    calls for one game and seat start from the previous sample (see ``Sampler``).
     """
-    return Sampler(game).sample(observation, rng)
+    key = (game.id, game.num_players, tuple(sorted(game.params.items())))
+    sampler = _SHARED.get(key)
+    if sampler is None:
+        sampler = _SHARED[key] = Sampler(game)
+        while len(_SHARED) > SHARED_SAMPLERS:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return sampler.sample(observation, rng)
+
+
+def _failure_message(game: Game, observation: Observation, failures: list[Failure]) -> str:
+    """Why sampling gave up: the furthest any replay got."""
+    deepest = max(failures, key=lambda failure: failure.pos)
+    return (f"{game!r}: no state found for seat {observation.seat}'s view of "
+            f"{len(observation.events)} events after {SEED_ATTEMPTS} fresh starts; the furthest "
+            f"replay stopped at event {deepest.pos} ({deepest.kind.value}: observed "
+            f"{deepest.observed}, replayed {deepest.replayed}); the game's own chance events "
+            f"may not be reproducible from deal orders")
 
 
 def simulate(state: State, policies: Sequence[Policy] | random.Random) -> list[float]:
@@ -189,16 +232,7 @@ def _fresh_orders(game: Game, observation: Observation, rng: random.Random) -> l
 
 def _segment_deal(walker: Walker) -> int:
     """The first deal order of the hands in progress at the end of the observation."""
-    events = walker.target
-    depth = 0
-    first = 0
-    for index, event in enumerate(events):
-        if event.kind == EventKind.HAND_START:
-            if depth == 0:
-                first = index
-            depth += 1
-        elif event.kind == EventKind.HAND_END:
-            depth = max(0, depth - 1)
+    first = _hand_segment_start(walker.observation)
     deals = [deal for deal, pos in walker.deal_pos.items() if pos <= first]
     return max(deals, default=0)
 
@@ -225,7 +259,7 @@ def _resampled(last: _Solution, observation: Observation, rng: random.Random, ga
     """
     orders = [list(order) for order in last.orders]
     first_event = _hand_segment_start(observation)
-    fixed = _located(observation, first_event)
+    fixed = _located(observation, first_event) | set_aside_cards(game)
     for order in orders[last.segment_deal:]:
         for copy in range(game.deck.copies):
             places = [index for index, card in enumerate(order)

@@ -36,15 +36,17 @@ class Repair:
         self.rng: random.Random = walker.rng
         latest = failure.deal
         _extend_orders(walker, failure.state, latest)
+        latest = walker.deal_at(failure.pos, latest)
         self.deal = max(0, latest - earlier)
         self.order = walker.orders[self.deal]
         start = walker.deal_start(self.deal)
         self.stop = walker.deal_stop(self.deal, failure.pos)
-        self.seen_before = walker.seen_between(start, failure.pos)
-        self.seen_ever = walker.seen_between(start, self.stop)
+        self.seen_before = walker.seen_between(start, failure.pos) | walker.set_aside
+        self.seen_ever = walker.seen_between(start, self.stop) | walker.set_aside
         if self.stop >= len(walker.target):
             self.seen_ever |= walker.located_now()
         self.copy = walker.game.deck.copy
+        self.strict_copies = walker.copies_apart
         self._hands: dict[int, set[int]] | None = None
         self._owner: dict[int, int] = {}
 
@@ -240,10 +242,10 @@ class Repair:
         loose = [card for card in self.order
                  if card not in self._owner and card not in self.seen_before
                  and card not in keep and not self._bars(destination, card)]
-        incoming = self._pick(loose, pool[0])
+        outgoing = self.rng.choice(pool)
+        incoming = self._pick(loose, outgoing)
         if incoming is None:
             return []
-        outgoing = self.rng.choice(pool)
         seat = next(s for s, hand in self.hands().items() if outgoing in hand)
         self._swap(outgoing, incoming)
         self._give(seat, incoming, outgoing, None)
@@ -300,7 +302,10 @@ class Repair:
         first = self._pick(mine or free, None)
         assert first is not None
         rest = [card for card in free if card != first and (hand is None or card not in hand)]
-        self._swap(first, self.rng.choice(rest or [c for c in free if c != first]))
+        if self.strict_copies:
+            rest = [card for card in rest if self.copy(card) == self.copy(first)]
+        if rest:
+            self._swap(first, self.rng.choice(rest))
 
     def _pick(self, pool: Sequence[int], partner: int | None,
               *preferences: Callable[[int], bool]) -> int | None:
@@ -316,6 +321,10 @@ class Repair:
                                               *preferences]
         if partner is not None:
             copy = self.copy(partner)
+            if self.strict_copies:
+                choices = [card for card in choices if self.copy(card) == copy]
+                if not choices:
+                    return None
             tests.append(lambda card: self.copy(card) == copy)
         for test in tests:
             choices = [card for card in choices if test(card)] or choices

@@ -12,6 +12,7 @@ fits, or an event the action brings (a deal, a draw) shows other cards, the walk
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -21,6 +22,8 @@ from arena.games.cards import HIDDEN
 
 BACKTRACKS_PER_WALK = 24
 """Choice points revisited in one walk before its deepest failure is handed to the repairs."""
+IDENTITY_CHECKS = 8
+"""Decisions at which every card-sized legal id played its card before trusting that."""
 CHECKPOINT_LOOKAHEAD = 16
 """An action is preceded by a checkpoint when a hand may start within this many observed events."""
 DEAL_KINDS = frozenset({EventKind.HAND_START, EventKind.HAND_END, EventKind.REDEAL})
@@ -35,7 +38,7 @@ class FailureKind(Enum):
 
     MISMATCH = "an event shows other cards or another seat than observed"
     UNREACHABLE = "no legal action reproduces the next observed event"
-    EXTRA = "the replay needs events the observation does not have"
+    EXTRA = "the replay and the observation disagree on what comes next"
     END = "every observed event is matched but the observation differs"
 
 
@@ -100,8 +103,16 @@ class Walker:
         """Index the observed events."""
         self.seat = self.observation.seat
         self.target: tuple[Event, ...] = self.observation.events
-        self.last_use = _last_use(self.target, self.game.num_players, HAND_KINDS)
-        self.reveals = _last_use(self.target, self.game.num_players, {EventKind.REVEAL})
+        self.uses = _uses(self.target, self.game.num_players, HAND_KINDS)
+        self.reveals = _uses(self.target, self.game.num_players, {EventKind.REVEAL})
+        self.next_hand = _next_of_kinds(self.target, {EventKind.HAND_START})
+        self.copies_apart = _copies_apart(self.game, self.target)
+        self.set_aside = set_aside_cards(self.game)
+        self.next_deal_event = _next_of_kinds(self.target, DEAL_KINDS)
+        self.card_ids_play: bool | None = None
+        """Whether a legal action id below the deck size plays that card (learned)."""
+        self._identity_checks = 0
+        self._seen: dict[tuple[int, int], frozenset[int]] = {}
 
     # --- resuming ---------------------------------------------------------------------------
 
@@ -115,7 +126,12 @@ class Walker:
         self.deal_pos = {}
 
     def _resume(self) -> tuple[State, int, int]:
-        """The latest checkpoint (patched with the current orders), or a fresh initial state."""
+        """The latest checkpoint (patched with the current orders), or a fresh initial state.
+
+        A checkpoint is a clone taken before a deal; the orders of that deal and the later
+        ones are written into its injected deals (``State._injected``, the list the engine
+        takes them from), or the walk starts afresh when a state has no such list.
+        """
         if self.checkpoints:
             cp = self.checkpoints[-1]
             state = cp.state.clone()
@@ -185,9 +201,11 @@ class Walker:
                 return legal, None
             shown = set(nxt.cards) - {HIDDEN}
             if shown and not shown & set(state.action_meaning(legal[0]).cards):
-                return [], None
+                return ([], None) if not self._hidden_turn(state, actor) else (legal, legal[0])
             return legal, legal[0]
         rng = self.rng
+        if nxt is not None and nxt.seat != actor and self._hidden_turn(state, actor):
+            return legal, rng.choice(legal)
         if nxt is None or nxt.seat != actor or not nxt.cards:
             shuffled = legal[:]
             rng.shuffle(shuffled)
@@ -196,27 +214,36 @@ class Walker:
             return shuffled, None
         cards = nxt.cards
         if HIDDEN in cards:
-            used = self.last_use[actor]
+            used = self.uses[actor]
             shown = self.reveals[actor]
+            stop = self.next_hand[pos]
             shuffled = legal[:]
             rng.shuffle(shuffled)
 
             def key(action: int) -> tuple[bool, bool]:
-                """Cards revealed later first; cards played or shown later last."""
+                """Cards revealed later this hand first; cards played or shown later last."""
                 meant = state.action_meaning(action).cards
-                return (not any(shown.get(c, -1) > pos for c in meant),
-                        any(used.get(c, -1) > pos for c in meant))
+                return (not any(_occurs(shown, c, pos, stop) for c in meant),
+                        any(_occurs(used, c, pos, stop) for c in meant))
 
             shuffled.sort(key=key)
             return shuffled, None
         run = self.run_cards(pos)
+        if len(run) == 1 and self.card_ids_play:
+            unique = self._card_play(state, legal, run[0])
+            if unique is not None:
+                return [unique], unique
         exact: list[int] = []
         part: list[int] = []
         close: list[int] = []
         rest: list[int] = []
         wanted = set(run)
+        size = self.game.deck.size
+        identity = True
         for action in legal:
             meant = state.action_meaning(action).cards
+            if action < size and meant != (action,):
+                identity = False
             if meant == run:
                 exact.append(action)
             elif meant and meant == run[:len(meant)]:
@@ -225,12 +252,42 @@ class Walker:
                 close.append(action)
             else:
                 rest.append(action)
+        self._learn_identity(identity)
         if len(exact) == 1 and not part and not close:
             return exact, exact[0]
+        if not (exact or part or close) and self._hidden_turn(state, actor):
+            return legal, rng.choice(legal)
         for group in (exact, part, close, rest):
             rng.shuffle(group)
         part.sort(key=lambda action: -len(state.action_meaning(action).cards))
         return exact + part + close + rest, None
+
+    def _learn_identity(self, identity: bool) -> None:
+        """Record whether card-sized action ids were plays of that card at one decision."""
+        if not identity:
+            self.card_ids_play = False
+        elif self.card_ids_play is None:
+            self._identity_checks += 1
+            if self._identity_checks >= IDENTITY_CHECKS:
+                self.card_ids_play = True
+
+    def _card_play(self, state: State, legal: list[int], card: int) -> int | None:
+        """The action playing ``card`` when it is the only legal action showing that card.
+
+        Used once card ids have proved to be their own plays: only actions beyond the deck's
+        ids (declarations, swaps, captures) need their meanings read.
+        """
+        if card not in legal or state.action_meaning(card).cards != (card,):
+            return None
+        size = self.game.deck.size
+        for action in legal:
+            if action >= size and card in state.action_meaning(action).cards:
+                return None
+        return card
+
+    def _hidden_turn(self, state: State, actor: int) -> bool:
+        """True when the observer may not even see who acts now (a table it does not sit at)."""
+        return state.observation(self.seat).current_player != actor
 
     def run_cards(self, pos: int) -> tuple[int, ...]:
         """The cards of the observed events from ``pos`` with its kind and seat, in a row."""
@@ -378,8 +435,7 @@ class Walker:
 
     def _maybe_checkpoint(self, state: State, pos: int, logpos: int) -> Checkpoint | None:
         """A clone before an action that may deal, judged from the observed events ahead."""
-        ahead = self.target[pos:pos + CHECKPOINT_LOOKAHEAD]
-        if any(event.kind in DEAL_KINDS for event in ahead):
+        if self.next_deal_event[pos] - pos < CHECKPOINT_LOOKAHEAD:
             return Checkpoint(len(state.deals()), state.clone(), pos, logpos)
         return None
 
@@ -392,16 +448,25 @@ class Walker:
 
     def seen_between(self, start: int, stop: int) -> set[int]:
         """Cards the seat saw placed in observed events ``start:stop`` (naming is not placing)."""
-        seen: set[int] = set()
-        for event in self.target[start:stop]:
-            if not names_only(event):
-                seen.update(event.cards)
-        seen.discard(HIDDEN)
-        return seen
+        key = (start, stop)
+        seen = self._seen.get(key)
+        if seen is None:
+            found: set[int] = set()
+            for event in self.target[start:stop]:
+                if not names_only(event):
+                    found.update(event.cards)
+            found.discard(HIDDEN)
+            seen = self._seen[key] = frozenset(found)
+        return set(seen)
 
     def deal_start(self, deal: int) -> int:
         """Observed-event index where deal ``deal`` began (0 when unknown)."""
         return self.deal_pos.get(deal, 0)
+
+    def deal_at(self, pos: int, latest: int) -> int:
+        """The deal in effect at observed event ``pos`` (at most ``latest``)."""
+        begun = [deal for deal, start in self.deal_pos.items() if start <= pos and deal <= latest]
+        return max(begun, default=latest)
 
     def deal_stop(self, deal: int, after: int) -> int:
         """Observed-event index where the deal after ``deal`` begins (at or after ``after``).
@@ -436,6 +501,61 @@ def names_only(event: Event) -> bool:
         event.kind == EventKind.REVEAL and bool(event.values))
 
 
+SET_ASIDE_PROBES = 64
+"""Random first deals inspected to find the cards a configuration never deals."""
+
+
+def set_aside_cards(game: Game) -> frozenset[int]:
+    """Cards the rules remove from the deck by identity (a 2 of bastoni with 3 seats).
+
+    Found by dealing the first hand from random orders: a card no deal ever shows outside
+    HAND_START and HAND_END is set aside whatever its place, so moving it would shift every
+    card after it. Cached per configuration.
+    """
+    key = (game.id, game.num_players, tuple(sorted(game.params.items())))
+    cached = _SET_ASIDE.get(key)
+    if cached is None:
+        rng = random.Random(0)
+        dealt: set[int] = set()
+        for index in range(SET_ASIDE_PROBES):
+            order = list(game.deck.cards)
+            rng.shuffle(order)
+            state = game.new_initial_state(index, deal=[order])
+            for event in state.full_events():
+                if event.kind not in (EventKind.HAND_START, EventKind.HAND_END):
+                    dealt.update(event.cards)
+        unseen = frozenset(game.deck.cards) - dealt
+        cached = _SET_ASIDE[key] = unseen if len(unseen) < game.deck.size // 2 else frozenset()
+    return cached
+
+
+_SET_ASIDE: dict[tuple[object, ...], frozenset[int]] = {}
+
+
+def _next_of_kinds(events: Sequence[Event], kinds: Collection[EventKind]) -> list[int]:
+    """For each index (and one past the end): the index of the next event of ``kinds``.
+
+    Where none follows, a number far beyond the end.
+    """
+    nxt = [2 * len(events) + CHECKPOINT_LOOKAHEAD] * (len(events) + 1)
+    for index in range(len(events) - 1, -1, -1):
+        nxt[index] = index if events[index].kind in kinds else nxt[index + 1]
+    return nxt
+
+
+def _copies_apart(game: Game, events: Sequence[Event]) -> bool:
+    """True when each hand dealt to the seat holds one deck copy (a copy is a table's deck).
+
+    Cards then move only among places of their own copy: the order of a copy's cards decides
+    that table's deal.
+    """
+    copy = game.deck.copy
+    dealt = [event.cards for event in events
+             if event.kind == EventKind.DEAL and event.cards and HIDDEN not in event.cards]
+    return game.deck.copies > 1 and bool(dealt) and all(
+        len({copy(card) for card in cards}) == 1 for cards in dealt)
+
+
 def _deal_begins(events: Sequence[Event]) -> int:
     """Where a deal made during these events begins: its HAND_START, or after a REDEAL."""
     begin = 0
@@ -447,13 +567,22 @@ def _deal_begins(events: Sequence[Event]) -> int:
     return begin
 
 
-def _last_use(events: Sequence[Event], seats: int, kinds: Collection[EventKind]
-              ) -> list[dict[int, int]]:
-    """Per seat: card -> the last observed-event index where an event of ``kinds`` shows it."""
-    uses: list[dict[int, int]] = [{} for _ in range(seats + 1)]
+def _uses(events: Sequence[Event], seats: int, kinds: Collection[EventKind]
+          ) -> list[dict[int, list[int]]]:
+    """Per seat: card -> the observed-event indices (ascending) where ``kinds`` show it."""
+    uses: list[dict[int, list[int]]] = [{} for _ in range(seats + 1)]
     for index, event in enumerate(events):
         if event.kind in kinds and 0 <= event.seat <= seats:
             for card in event.cards:
                 if card != HIDDEN:
-                    uses[event.seat][card] = index
+                    uses[event.seat].setdefault(card, []).append(index)
     return uses
+
+
+def _occurs(uses: dict[int, list[int]], card: int, after: int, before: int) -> bool:
+    """True when ``card`` has a use at an index strictly between ``after`` and ``before``."""
+    indices = uses.get(card)
+    if not indices:
+        return False
+    at = bisect_right(indices, after)
+    return at < len(indices) and indices[at] < before

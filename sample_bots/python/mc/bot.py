@@ -1,0 +1,156 @@
+"""A determinized Monte Carlo bot: sample the hidden cards, play each action out, keep the best.
+
+Per decision, while its time budget lasts, the bot samples a full state consistent with what
+its seat has seen (``cardarena_sdk.search``), and for every legal action plays that state out
+from the action with a rollout policy, adding up its seat's returns. It answers with the
+action of the best mean. With one legal action, or when no consistent state can be sampled,
+it plays the arena's heuristic instead.
+
+Settings (environment): ``MC_BUDGET_MS`` time per decision (default 150, never more than half
+the time the request leaves), ``MC_ROLLOUT`` ``heuristic`` (default) or ``random``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Sequence
+
+from cardarena_sdk import Bot, MatchInfo, Request, match_seed, reference_policy, serve
+from cardarena_sdk.search import Sampler, SamplingError, simulate
+
+from arena.games import Game, GameError, Observation, State
+from arena.policies import Policy, make_policy
+
+DEFAULT_BUDGET_MS = 150
+"""Time spent on one decision when the request allows it."""
+POINTS_WEIGHT = float(os.environ.get("MC_POINTS_WEIGHT", "0.5"))
+"""Weight of the last hand's point margin in a playout's value (the return counts 1)."""
+RANDOM_ROLLOUTS = 8
+"""Random playouts of each action per sampled state."""
+MAX_SHARE_OF_TIME_LEFT = 0.5
+"""At most this share of the request's time left goes to one decision."""
+
+
+class RolloutPolicies:
+    """One rollout policy per seat: the heuristic, or uniform random play."""
+
+    def __init__(self, game: Game, kind: str, rng: random.Random) -> None:
+        """Load the game's heuristic for every seat (random when it has none)."""
+        self.rng = rng
+        self.policies: list[Policy] | None = None
+        if kind == "heuristic":
+            policies = [reference_policy_for(game, seat) for seat in range(game.num_players)]
+            if all(policy is not None for policy in policies):
+                self.policies = [policy for policy in policies if policy is not None]
+        self.per_sample = 1 if self.policies is not None else RANDOM_ROLLOUTS
+        """Playouts per action and sample: random ones are cheap and noisy, so several."""
+
+    def play_out(self, state: State, seat: int) -> float:
+        """Play ``state`` to the end (in place); its value for ``seat``.
+
+        The value is the seat's return plus its side's share of the last hand's points
+        (between -1 and 1): a finer signal than a won or lost hand, in the same direction.
+        """
+        returns = simulate(state, self.policies if self.policies is not None else self.rng)
+        return returns[seat] + POINTS_WEIGHT * point_margin(state, seat)
+
+
+def point_margin(state: State, seat: int) -> float:
+    """The seat's side's points minus the others', over all points, in the last hand."""
+    view = state.observation(seat)
+    side = {seat, *view.teammates}
+    total = sum(view.points)
+    if not total:
+        return 0.0
+    mine = sum(points for other, points in enumerate(view.points) if other in side)
+    return (2 * mine - total) / total
+
+
+def reference_policy_for(game: Game, seat: int) -> Policy | None:
+    """The heuristic of ``game`` for ``seat``, or None when the game has none."""
+    try:
+        return make_policy("heuristic", game, seat, seat)
+    except GameError:
+        return None
+
+
+class MCBot(Bot):
+    """Determinized Monte Carlo over sampled states, with heuristic rollouts by default."""
+
+    name = "mc"
+    version = "1.0.0"
+
+    def __init__(self, budget_ms: int | None = None, rollout: str | None = None) -> None:
+        """Take the budget and rollout policy from the arguments or the environment."""
+        self.budget_ms = budget_ms if budget_ms is not None else int(
+            os.environ.get("MC_BUDGET_MS", DEFAULT_BUDGET_MS))
+        self.rollout = rollout or os.environ.get("MC_ROLLOUT", "heuristic")
+        self.samples_used: list[int] = []
+        """Samples evaluated per searched decision (for reports)."""
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Prepare the sampler, the rollout policies and the fallback heuristic."""
+        self.rng = random.Random(match_seed(match))
+        game = match.game
+        self.seat = match.seat
+        self.sampler = Sampler(game)
+        self.rollouts = RolloutPolicies(game, self.rollout, self.rng)
+        self.fallback = reference_policy(match, "heuristic")
+
+    def act(self, request: Request) -> int:
+        """The wire id of the action with the best mean playout return."""
+        observation = request.observation
+        legal = list(observation.legal_actions)
+        if len(legal) == 1:
+            return request.wire_id(legal[0])
+        deadline = time.perf_counter() + self._budget_s(request)
+        totals = self.search(observation, legal, deadline)
+        if totals is None:
+            return self._fallback(request)
+        best = max(legal, key=lambda action: totals[action])
+        request.debug = f"mc samples={self.samples_used[-1]} best={best}"
+        return request.wire_id(best)
+
+    def search(self, observation: Observation, legal: Sequence[int], deadline: float
+               ) -> dict[int, float] | None:
+        """Summed returns of each action over samples (one at least) until the deadline.
+
+        None when no state consistent with the observation can be sampled.
+        """
+        totals = dict.fromkeys(legal, 0.0)
+        samples = 0
+        while True:
+            try:
+                state = self.sampler.sample(observation, self.rng)
+            except SamplingError:
+                break
+            for action in legal:
+                after = state.clone()
+                after.apply_action(action)
+                for _ in range(self.rollouts.per_sample):
+                    totals[action] += self.rollouts.play_out(after.clone(), self.seat)
+            samples += 1
+            if time.perf_counter() >= deadline:
+                break
+        self.samples_used.append(samples)
+        return totals if samples else None
+
+    def _budget_s(self, request: Request) -> float:
+        """Seconds for this decision: the budget, capped by the time the request leaves."""
+        budget = self.budget_ms
+        left = request.decision_ms + request.bank_ms
+        if left > 0:
+            budget = min(budget, int(left * MAX_SHARE_OF_TIME_LEFT))
+        return max(budget, 1) / 1000
+
+    def _fallback(self, request: Request) -> int:
+        """The heuristic's action, or a random one where the game has no heuristic."""
+        if self.fallback is None:
+            return request.random_action(self.rng)
+        return request.wire_id(self.fallback.act(request.observation))
+
+
+if __name__ == "__main__":
+    serve(MCBot)

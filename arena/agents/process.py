@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,23 @@ def _signal_group(pid: int, signum: int) -> None:
     """Send a signal to the bot's process group (its own session), if it still exists."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signum)
+
+
+
+async def listening_or_exited(listening: Awaitable[object], process: asyncio.subprocess.Process,
+                              timeout_s: float) -> str:
+    """Wait for ``listening`` or the process's exit: ``listening``, ``exited`` or ``timeout``."""
+    ready = asyncio.ensure_future(listening)
+    exited = asyncio.ensure_future(process.wait())
+    try:
+        done, _ = await asyncio.wait({ready, exited}, timeout=timeout_s,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        ready.cancel()
+        exited.cancel()
+    if ready in done and not ready.cancelled():
+        return "listening"
+    return "exited" if exited in done else "timeout"
 
 
 class LocalProcessAgent(Agent):
@@ -147,17 +165,10 @@ class LocalProcessAgent(Agent):
         self._drain = asyncio.create_task(self._read_output(self.process))
         self._channel = grpc.aio.insecure_channel(address,
                                                   options=channel_options(self.max_message_bytes))
-        ready = asyncio.ensure_future(self._channel.channel_ready())
-        exited = asyncio.ensure_future(self.process.wait())
-        try:
-            done, _ = await asyncio.wait({ready, exited}, timeout=startup_s,
-                                         return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ready.cancel()
-            exited.cancel()
-        if ready in done and not ready.cancelled():
+        outcome = await listening_or_exited(self._channel.channel_ready(), self.process, startup_s)
+        if outcome == "listening":
             return
-        if exited in done:
+        if outcome == "exited":
             raise self._sticky(init_error(
                 f"the bot exited {exit_text(self.process.returncode or 0)} before listening "
                 "on its socket"))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.agents.process import MAX_MESSAGE_BYTES, channel_options
+from arena.agents.process import MAX_MESSAGE_BYTES, channel_options, listening_or_exited
 from arena.agents.stream import PLAY_METHOD
 from arena.bench.errors import BenchError
 from arena.protocol.v1 import agent_pb2 as pb
@@ -130,18 +130,11 @@ class PingPongProcess:
             sys.executable, "-m", "arena.bench.pingpong", self.client.address,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE, start_new_session=True)
-        ready = asyncio.ensure_future(self.client.connect())
-        exited = asyncio.ensure_future(self.process.wait())
-        try:
-            done, _ = await asyncio.wait({ready, exited}, timeout=startup_s,
-                                         return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ready.cancel()
-            exited.cancel()
-        if ready in done and not ready.cancelled():
+        outcome = await listening_or_exited(self.client.connect(), self.process, startup_s)
+        if outcome == "listening":
             return
         error = b""
-        if exited in done and self.process.stderr is not None:
+        if outcome == "exited" and self.process.stderr is not None:
             error = await self.process.stderr.read()
         text = " ".join(error.decode(errors="replace").split())
         raise BenchError("the raw gRPC ping-pong server did not listen within "

@@ -2,12 +2,14 @@
 
 Per decision, while its time budget lasts, the bot samples a full state consistent with what
 its seat has seen (``cardarena_sdk.search``), and for every legal action plays that state out
-from the action with a rollout policy, adding up its seat's returns. It answers with the
-action of the best mean. With one legal action, or when no consistent state can be sampled,
-it plays the arena's heuristic instead.
+from the action with a rollout policy, adding up the playouts' values for its seat: the
+return plus a weighted share of the last hand's card points (a finer signal than a hand won
+or lost). It answers with the action of the best mean. With one legal action, or when no
+consistent state can be sampled, it plays the arena's heuristic instead.
 
 Settings (environment): ``MC_BUDGET_MS`` time per decision (default 150, never more than half
-the time the request leaves), ``MC_ROLLOUT`` ``heuristic`` (default) or ``random``.
+the time the request leaves), ``MC_ROLLOUT`` ``heuristic`` (default) or ``random``,
+``MC_POINTS_WEIGHT`` the weight of the point share (default 3; 0 counts returns only).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from arena.policies import Policy, make_policy
 
 DEFAULT_BUDGET_MS = 150
 """Time spent on one decision when the request allows it."""
-POINTS_WEIGHT = float(os.environ.get("MC_POINTS_WEIGHT", "0.5"))
+POINTS_WEIGHT = float(os.environ.get("MC_POINTS_WEIGHT", "3"))
 """Weight of the last hand's point margin in a playout's value (the return counts 1)."""
 RANDOM_ROLLOUTS = 8
 """Random playouts of each action per sampled state."""
@@ -50,8 +52,8 @@ class RolloutPolicies:
     def play_out(self, state: State, seat: int) -> float:
         """Play ``state`` to the end (in place); its value for ``seat``.
 
-        The value is the seat's return plus its side's share of the last hand's points
-        (between -1 and 1): a finer signal than a won or lost hand, in the same direction.
+        The value is the seat's return plus ``POINTS_WEIGHT`` times its side's point margin
+        in the last hand (between -1 and 1).
         """
         returns = simulate(state, self.policies if self.policies is not None else self.rng)
         return returns[seat] + POINTS_WEIGHT * point_margin(state, seat)

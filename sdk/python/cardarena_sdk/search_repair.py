@@ -1,15 +1,18 @@
 """Repairs: swap cards in a candidate's deal orders so that its replay gets past a failure.
 
-Every repair moves only cards the observing seat has not seen placed earlier in the same deal,
-so what already matched keeps matching:
+Every repair moves only cards the observing seat has not seen placed earlier in the same deal
+(and never a card the rules set aside by identity), so what already matched keeps matching:
 - an event shows card x where the replay had y (a deal, a draw, the dead hand's play): swap x
-  and y in the deal order;
+  and y in the deal order; when the seat kept x and gave y (its best cards), send y away;
 - an event shows cards of a seat the replay gave to another (who holds the 4 of denari): move
   them into that seat's hand;
-- an observed action is not legal in the replay: the cards it shows are missing from the
-  actor's hand (move them in, swapping out cards the seat never sees), or the actor holds other
-  cards that make it illegal (follow suit): swap those out for unseen cards held elsewhere;
-- anything else: swap a few unseen cards at random (a perturbation).
+- an observed action is not legal in the replay: the cards it shows (a set played as several
+  events counts whole) are missing from the actor's hand: move them in, swapping out cards the
+  seat does not play later, and give every hidden hand the cards its seat plays later while
+  there is room; or the actor holds cards that change the action (a lower card of the set's
+  rank) or make it illegal (following suit): swap those out, preferring cards of another suit
+  from seats not known to lack it (what made the action illegal is remembered per deal);
+- anything else: swap two unseen cards at random (a perturbation).
 """
 
 from __future__ import annotations

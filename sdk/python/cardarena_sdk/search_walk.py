@@ -20,7 +20,7 @@ from enum import Enum
 from arena.games import Event, EventKind, Game, Observation, State
 from arena.games.cards import HIDDEN
 
-BACKTRACKS_PER_WALK = 24
+BACKTRACKS_PER_WALK = 64
 """Choice points revisited in one walk before its deepest failure is handed to the repairs."""
 IDENTITY_CHECKS = 8
 """Decisions at which every card-sized legal id played its card before trusting that."""
@@ -200,7 +200,8 @@ class Walker:
             if nxt is None or nxt.seat != actor:
                 return legal, None
             shown = set(nxt.cards) - {HIDDEN}
-            if shown and not shown & set(state.action_meaning(legal[0]).cards):
+            meant = set(state.action_meaning(legal[0]).cards)
+            if shown and meant and not shown & meant:
                 return ([], None) if not self._hidden_turn(state, actor) else (legal, legal[0])
             return legal, legal[0]
         rng = self.rng
@@ -374,8 +375,9 @@ class Walker:
         """Drop choice points back to the latest one that could have kept the needed cards.
 
         When an observed action needs cards the actor lacks, the latest hidden choice with an
-        untried action involving one of them (a card given back unseen) is the one to revisit;
-        its actions with those cards are tried first.
+        untried action involving one of them is the one to revisit: another seat's choice
+        (a card given unseen) tries those actions first, the actor's own choice (a card it
+        passed or put aside) tries them last.
         """
         if failure.kind != FailureKind.UNREACHABLE or failure.observed is None or not stack:
             return
@@ -389,10 +391,17 @@ class Walker:
             choice = stack[index]
             hits = [action for action in choice.remaining
                     if needed & set(choice.state.action_meaning(action).cards)]
-            if hits:
-                del stack[index + 1:]
-                choice.remaining = hits + [a for a in choice.remaining if a not in hits]
-                return
+            if not hits:
+                continue
+            rest = [action for action in choice.remaining if action not in hits]
+            if choice.state.current_player() == failure.actor:
+                if not rest:
+                    continue
+                choice.remaining = rest + hits
+            else:
+                choice.remaining = hits + rest
+            del stack[index + 1:]
+            return
 
     def _retry(self, stack: list[Choice]) -> tuple[State, int, int] | None:
         """The next untried action of the latest choice point that fits, or None."""

@@ -1,0 +1,1 @@
+"""The sandbox: Docker images built offline and hardened containers for untrusted bots."""

@@ -1,0 +1,1 @@
+"""Leagues: schedules, ratings and comparisons over duplicate sets of every game."""

@@ -1,0 +1,261 @@
+"""The tables: users, bots and their versions, leagues, matches, per-seat results, records.
+
+A match is one scheduled duplicate set: a game with its parameters, a seed, the entrants in
+seat order (bot version ids) and the rotations to play. Its lease (status, owner, expiry,
+attempts) is what makes running it idempotent: see ``arena.store.leases``. A match has at most
+one result row per seat and one record per deal, and its id (a string) is the primary key, so
+a match that is run twice cannot be counted twice.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Enum,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from arena.store.columns import Uint64, UtcDateTime
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+"""Constraint names fixed by convention, so migrations can refer to them on every database."""
+
+
+def utc_now() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands: waiting, being run under a lease, finished, or given up."""
+
+    PENDING = "pending"
+    LEASED = "leased"
+    DONE = "done"
+    VOID = "void"
+
+
+class BotKind(StrEnum):
+    """How a bot version runs: a local process from a folder, or a Docker image."""
+
+    PROCESS = "process"
+    DOCKER = "docker"
+
+
+JSON_VALUE = JSON().with_variant(JSONB(), "postgresql")
+"""JSON, stored as JSONB on PostgreSQL."""
+
+
+def _enum(kind: type[StrEnum], name: str) -> Enum:
+    """A portable enum column stored as its values (VARCHAR with a CHECK constraint)."""
+    return Enum(kind, name=name, native_enum=False, create_constraint=True, length=16,
+                values_callable=lambda members: [member.value for member in members])
+
+
+class Base(DeclarativeBase):
+    """The declarative base of every table of the store."""
+
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UtcDateTime(), dict[str, Any]: JSON_VALUE, list[Any]: JSON_VALUE}
+
+
+class User(Base):
+    """Someone who owns bots."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+
+    bots: Mapped[list[Bot]] = relationship(back_populates="owner")
+
+
+class Bot(Base):
+    """A bot by name; what actually plays is one of its versions."""
+
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+
+    owner: Mapped[User | None] = relationship(back_populates="bots")
+    versions: Mapped[list[BotVersion]] = relationship(back_populates="bot",
+                                                      order_by="BotVersion.id")
+
+
+class BotVersion(Base):
+    """One runnable version of a bot: a process folder or a Docker image (by reference and id).
+
+    ``fingerprint`` tells apart builds that share a version string: the image id for Docker, a
+    content hash (or empty) for a folder.
+    """
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "version", "fingerprint"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    version: Mapped[str] = mapped_column(String(100), default="")
+    kind: Mapped[BotKind] = mapped_column(_enum(BotKind, "bot_kind"))
+    path: Mapped[str | None] = mapped_column(Text)
+    image_ref: Mapped[str | None] = mapped_column(String(500))
+    image_id: Mapped[str | None] = mapped_column(String(100))
+    fingerprint: Mapped[str] = mapped_column(String(100), default="")
+    games: Mapped[list[Any]] = mapped_column(default=list)
+    """The game ids the bot declares it plays (``["*"]`` for any)."""
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+
+    bot: Mapped[Bot] = relationship(back_populates="versions")
+
+    def describe(self) -> dict[str, Any]:
+        """How this version runs, as a JSON-ready dict."""
+        where = {"image": self.image_ref, "image_id": self.image_id} \
+            if self.kind is BotKind.DOCKER else {"path": self.path}
+        return {"name": self.bot.name, "version": self.version, "kind": self.kind.value, **where}
+
+
+class League(Base):
+    """A league: its games, deals and rounds, and any further settings."""
+
+    __tablename__ = "leagues"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    games: Mapped[list[Any]] = mapped_column(default=list)
+    deals: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+
+    entrants: Mapped[list[LeagueEntrant]] = relationship(
+        back_populates="league", cascade="all, delete-orphan", order_by="LeagueEntrant.position")
+    matches: Mapped[list[Match]] = relationship(
+        back_populates="league", cascade="all, delete-orphan", passive_deletes=True)
+
+
+class LeagueEntrant(Base):
+    """A bot version taking part in a league, in the order the league was created with."""
+
+    __tablename__ = "league_entrants"
+    __table_args__ = (UniqueConstraint("league_id", "bot_version_id"),
+                      UniqueConstraint("league_id", "position"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    position: Mapped[int] = mapped_column(Integer)
+
+    league: Mapped[League] = relationship(back_populates="entrants")
+    bot_version: Mapped[BotVersion] = relationship()
+
+
+class Match(Base):
+    """One scheduled duplicate set of a league, and its lease."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        CheckConstraint("seats >= 1", name="seats_positive"),
+        CheckConstraint("attempts >= 0", name="attempts_not_negative"),
+        Index("ix_matches_status_lease_expires", "status", "lease_expires"),
+        Index("ix_matches_league_id_status", "league_id", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    """The match id: unique, stable, chosen by the scheduler."""
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(String(100))
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seats: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Uint64())
+    entrants: Mapped[list[Any]] = mapped_column()
+    """Bot version ids in seat order (rotation 0)."""
+    rotations: Mapped[list[Any]] = mapped_column()
+    """The rotations to play: entrant ``e`` sits at seat ``(e + rotation) % seats``."""
+    status: Mapped[MatchStatus] = mapped_column(_enum(MatchStatus, "match_status"),
+                                                default=MatchStatus.PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
+    lease_expires: Mapped[datetime | None] = mapped_column()
+    last_error: Mapped[str | None] = mapped_column(Text)
+    """Why the last attempt failed, or why the match is void."""
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    started_at: Mapped[datetime | None] = mapped_column()
+    """When the latest attempt claimed the match."""
+    finished_at: Mapped[datetime | None] = mapped_column()
+
+    league: Mapped[League] = relationship(back_populates="matches")
+    results: Mapped[list[SeatResult]] = relationship(
+        back_populates="match", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="SeatResult.seat")
+    records: Mapped[list[MatchRecordRow]] = relationship(
+        back_populates="match", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="MatchRecordRow.deal")
+
+
+class SeatResult(Base):
+    """How one entrant of a finished match did, summed over the rotations it played."""
+
+    __tablename__ = "seat_results"
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[str] = mapped_column(String(200),
+                                          ForeignKey("matches.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    """The entrant's place in the match's seat order (rotation 0)."""
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    reason: Mapped[str] = mapped_column(String(32), default="OK")
+    """The worst reason code over the rotations, by name: ``OK``, ``TIMEOUT``, ``CRASH``..."""
+    total_return: Mapped[float] = mapped_column(Float)
+    returns: Mapped[list[Any]] = mapped_column(default=list)
+    """Its return in each deal, in rotation order."""
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    decisions: Mapped[int] = mapped_column(Integer, default=0)
+    decision_us_mean: Mapped[float | None] = mapped_column(Float)
+    decision_us_p50: Mapped[int | None] = mapped_column(Integer)
+    decision_us_p95: Mapped[int | None] = mapped_column(Integer)
+    decision_us_max: Mapped[int | None] = mapped_column(Integer)
+
+    match: Mapped[Match] = relationship(back_populates="results")
+    bot_version: Mapped[BotVersion] = relationship()
+
+
+class MatchRecordRow(Base):
+    """The JSON match record of one deal of a match, for replay."""
+
+    __tablename__ = "match_records"
+    __table_args__ = (UniqueConstraint("match_id", "deal"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[str] = mapped_column(String(200),
+                                          ForeignKey("matches.id", ondelete="CASCADE"))
+    deal: Mapped[int] = mapped_column(Integer)
+    """The deal's index within the match (its place in ``Match.rotations``)."""
+    record: Mapped[dict[str, Any]] = mapped_column()
+
+    match: Mapped[Match] = relationship(back_populates="records")

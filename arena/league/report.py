@@ -1,0 +1,441 @@
+"""A league's report: ratings, pairwise comparisons and decision times, per game and overall.
+
+``build_report`` takes the played duplicate sets, each a ``ScheduledMatch`` with its
+``DuplicateResult``, in any order, and needs no database. Each game's sets are rated in
+schedule order (round, table, deal), so the same league always gives the same report. Per
+game it holds the OpenSkill leaderboard (``ratings.game_ratings``), each bot's mean return
+and win rate (``compare.bot_summaries``), one comparison per pair of bots that shared a set,
+the better rated bot first, and the head-to-head matrix in leaderboard order
+(``compare.compare_pairs``, ``compare.head_to_head``), and decision times
+(``compare.time_stats``); the overall table is ``ratings.overall`` over the games.
+
+The report is laid out once as sections of plain tables (``sections``) and rendered from that
+as rich tables for the terminal, Markdown, or a self-contained HTML page whose images are
+PNG files beside it (``write_report``). Every name is escaped for the format it is written in.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+from openskill.models import PlackettLuce
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from arena.games import load_game
+from arena.league.compare import (
+    BotSummary,
+    Interval,
+    PairComparison,
+    TimeStats,
+    bot_decision_times,
+    bot_summaries,
+    compare_pairs,
+    head_to_head,
+    result_deals,
+    set_score,
+    time_stats,
+)
+from arena.league.plots import save_ratings_plot
+from arena.league.ratings import Rating, game_ratings, leaderboard, overall
+from arena.league.schedule import ScheduledMatch
+from arena.match.results import DuplicateResult
+
+BotId = TypeVar("BotId", bound=Hashable)
+
+PlayedSet = tuple[ScheduledMatch[BotId], DuplicateResult]
+"""One duplicate set as scheduled and as played."""
+
+OVERALL_IMAGE = "ratings.png"
+"""The file name of the overall ratings plot."""
+
+NAME_LENGTH = 60
+"""The most characters of a game's name used in its plot's file name."""
+
+
+@dataclass(frozen=True)
+class GameReport(Generic[BotId]):
+    """One game of a league: leaderboard, summaries, pairs, head to head, decision times."""
+
+    game: str
+    sets: int
+    """Sets that count."""
+    void_sets: int
+    ratings: tuple[Rating[BotId], ...]
+    """Leaderboard order: conservative estimate, best first."""
+    summaries: Mapping[BotId, BotSummary[BotId]]
+    pairs: tuple[PairComparison[BotId], ...]
+    """One per pair of bots that shared a set, the better rated bot first."""
+    matrix: tuple[tuple[PairComparison[BotId] | None, ...], ...]
+    """Row bot against column bot, both in leaderboard order."""
+    times: tuple[TimeStats[BotId], ...]
+
+    @property
+    def bots(self) -> tuple[BotId, ...]:
+        """The game's bots in leaderboard order."""
+        return tuple(rating.bot for rating in self.ratings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"game": self.game, "sets": self.sets, "void_sets": self.void_sets,
+                "ratings": [rating.to_dict() for rating in self.ratings],
+                "summaries": [self.summaries[bot].to_dict() for bot in self.bots
+                              if bot in self.summaries],
+                "pairs": [pair.to_dict() for pair in self.pairs],
+                "times": [stats.to_dict() for stats in self.times]}
+
+
+@dataclass(frozen=True)
+class LeagueReport(Generic[BotId]):
+    """A whole league: each game's report, the overall table and decision times per bot."""
+
+    name: str
+    games: tuple[GameReport[BotId], ...]
+    overall: tuple[Rating[BotId], ...]
+    """Leaderboard order."""
+    times: tuple[TimeStats[BotId], ...]
+    """Every game's decisions together, in overall leaderboard order."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"name": self.name, "overall": [rating.to_dict() for rating in self.overall],
+                "times": [stats.to_dict() for stats in self.times],
+                "games": [game.to_dict() for game in self.games]}
+
+
+def build_report(played: Iterable[PlayedSet[BotId]], name: str = "league",
+                 bots: Sequence[BotId] = (), model: PlackettLuce | None = None
+                 ) -> LeagueReport[BotId]:
+    """The report of a league's played sets (``bots``: the league's bots, in any order)."""
+    by_game: dict[str, list[PlayedSet[BotId]]] = {}
+    for match, result in played:
+        by_game.setdefault(match.game, []).append((match, result))
+    games: list[GameReport[BotId]] = []
+    all_times: dict[BotId, list[int]] = {}
+    for game, sets in by_game.items():
+        sets.sort(key=lambda item: (item[0].round, item[0].table, item[0].deal))
+        times = bot_decision_times(deal for match, result in sets
+                                   for deal in result_deals(match.seats, result))
+        for bot, values in times.items():
+            all_times.setdefault(bot, []).extend(values)
+        games.append(game_report(game, sets, times, model))
+    everyone = list(dict.fromkeys([*bots, *(bot for game in games for bot in game.bots)]))
+    table = overall({game.game: {r.bot: r for r in game.ratings} for game in games},
+                    everyone, model)
+    ratings = tuple(leaderboard(table))
+    return LeagueReport(name=name, games=tuple(games), overall=ratings,
+                        times=ordered_times(time_stats(all_times), ratings))
+
+
+def game_report(game: str, sets: Sequence[PlayedSet[BotId]],
+                times: Mapping[BotId, Sequence[int]], model: PlackettLuce | None = None
+                ) -> GameReport[BotId]:
+    """One game's report from its sets in schedule order and its bots' decision times."""
+    first = sets[0][1]
+    rules = load_game(first.game, first.players, first.params)
+    bots = list(dict.fromkeys(bot for match, _ in sets for bot in match.seats))
+    ratings = tuple(leaderboard(game_ratings(
+        rules, [(match.seats, result) for match, result in sets], bots, model)))
+    order = [rating.bot for rating in ratings]
+    scores = [score for match, result in sets
+              if (score := set_score(match.seats, result, game)) is not None]
+    comparisons = compare_pairs(scores)
+    pairs = tuple(comparisons[game, bot, other] for index, bot in enumerate(order)
+                  for other in order[index + 1:] if (game, bot, other) in comparisons)
+    return GameReport(
+        game=game, sets=len(scores), void_sets=len(sets) - len(scores), ratings=ratings,
+        summaries={bot: summary for (_, bot), summary in bot_summaries(scores).items()},
+        pairs=pairs, matrix=tuple(tuple(row) for row in head_to_head(comparisons, game, order)),
+        times=ordered_times(time_stats(times), ratings))
+
+
+def ordered_times(stats: Mapping[BotId, TimeStats[BotId]], ratings: Sequence[Rating[BotId]]
+                  ) -> tuple[TimeStats[BotId], ...]:
+    """Decision times in leaderboard order (bots without timed decisions left out)."""
+    return tuple(stats[rating.bot] for rating in ratings if rating.bot in stats)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: its text, whether it stands out, whether it is a number."""
+
+    text: str
+    strong: bool = False
+    number: bool = False
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A table as every format shows it: a title, column names and rows of cells."""
+
+    title: str
+    columns: tuple[Cell, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading, its ratings plot's file name (empty for none) and its tables."""
+
+    heading: str
+    image: str
+    tables: tuple[TableView, ...]
+
+
+def bot_name(bot: Hashable) -> str:
+    """A bot's name on one line."""
+    return " ".join(str(bot).split()) or repr(bot)
+
+
+def image_names(report: LeagueReport[Any]) -> list[str]:
+    """The PNG file name of each game's ratings plot, distinct and safe in any file system."""
+    taken = {OVERALL_IMAGE}
+    names = []
+    for game in report.games:
+        safe = re.sub(r"[^A-Za-z0-9_-]+", "_", game.game).strip("_")[:NAME_LENGTH]
+        stem = f"ratings-{safe or 'game'}"
+        candidate, count = stem, 1
+        while f"{candidate}.png" in taken:
+            count += 1
+            candidate = f"{stem}-{count}"
+        taken.add(f"{candidate}.png")
+        names.append(f"{candidate}.png")
+    return names
+
+
+def sections(report: LeagueReport[Any]) -> list[Section]:
+    """The report laid out: the overall section, then one section per game."""
+    result = [Section("Overall", OVERALL_IMAGE, (
+        TableView("Overall ratings (mean of the per-game ratings)", RATING_COLUMNS,
+                  tuple(rating_row(rank, rating) for rank, rating in
+                        enumerate(report.overall, 1))),
+        times_table("Decision times, every game", report.times)))]
+    for game, image in zip(report.games, image_names(report), strict=True):
+        result.append(Section(game.game, image, (
+            leaderboard_table(game), pairs_table(game), matrix_table(game),
+            times_table("Decision times", game.times))))
+    return result
+
+
+RATING_COLUMNS = (Cell("Rank", number=True), Cell("Bot"), Cell("μ", number=True),
+                  Cell("σ", number=True), Cell("μ − 3σ", number=True),
+                  Cell("Contests", number=True))
+
+
+def rating_row(rank: int, rating: Rating[Any]) -> tuple[Cell, ...]:
+    """Rank, bot, mu, sigma, conservative estimate and contests."""
+    return (Cell(str(rank), number=True), Cell(bot_name(rating.bot)),
+            Cell(f"{rating.mu:.2f}", number=True), Cell(f"{rating.sigma:.2f}", number=True),
+            Cell(f"{rating.conservative:.2f}", strong=True, number=True),
+            Cell(str(rating.contests), number=True))
+
+
+def leaderboard_table(game: GameReport[Any]) -> TableView:
+    """A game's ratings with each bot's sets, mean return and pooled win rate."""
+    columns = (*RATING_COLUMNS, Cell("Sets", number=True), Cell("Mean return (95% CI)"),
+               Cell("Win rate (95% CI)"))
+    rows = []
+    for rank, rating in enumerate(game.ratings, 1):
+        summary = game.summaries.get(rating.bot)
+        extra = ((Cell(str(summary.sets), number=True),
+                  Cell(f"{summary.mean_return:+.2f} {interval(summary.return_ci, '+.2f')}"),
+                  Cell(f"{percent(summary.win_rate)} {percent_interval(summary.win_ci)}"))
+                 if summary else (Cell("0", number=True), Cell("–"), Cell("–")))
+        rows.append((*rating_row(rank, rating), *extra))
+    void = f"; {game.void_sets} void" if game.void_sets else ""
+    return TableView(f"Ratings ({game.sets} duplicate sets{void})", columns, tuple(rows),
+                     "Win rate: the share of the other bots at the table outscored per set, "
+                     "ties counting half.")
+
+
+def pairs_table(game: GameReport[Any]) -> TableView:
+    """A game's pair comparisons: difference and win rate with intervals, significance."""
+    columns = (Cell("Bot"), Cell("Against"), Cell("Sets", number=True),
+               Cell("Mean difference (95% CI)"), Cell("Win rate (95% CI)"),
+               Cell("W–T–L"), Cell("Significant"))
+    rows = tuple((Cell(bot_name(pair.bot)), Cell(bot_name(pair.other)),
+                  Cell(str(pair.sets), number=True),
+                  Cell(f"{pair.mean_difference:+.2f} {interval(pair.difference_ci, '+.2f')}",
+                       strong=pair.significant),
+                  Cell(f"{percent(pair.win_rate)} {percent_interval(pair.win_ci)}"),
+                  Cell(f"{pair.wins}–{pair.ties}–{pair.losses}"),
+                  Cell("yes" if pair.significant else "no", strong=pair.significant))
+                 for pair in game.pairs)
+    return TableView("Pairs", columns, rows,
+                     "Per duplicate set, the difference of the two bots' mean returns per deal; "
+                     "significant when the 95% interval excludes 0.")
+
+
+def matrix_table(game: GameReport[Any]) -> TableView:
+    """A game's head-to-head matrix: row bot's win rate and mean difference against column."""
+    columns = (Cell(""), *(Cell(bot_name(bot)) for bot in game.bots))
+    rows = []
+    for bot, row in zip(game.bots, game.matrix, strict=True):
+        cells = [Cell(bot_name(bot))]
+        for pair in row:
+            cells.append(Cell("–") if pair is None else Cell(
+                f"{percent(pair.win_rate)} ({pair.mean_difference:+.2f})",
+                strong=pair.significant, number=True))
+        rows.append(tuple(cells))
+    return TableView("Head to head", columns, tuple(rows),
+                     "Row against column: win rate (mean difference); "
+                     "significant differences stand out.")
+
+
+def times_table(title: str, times: Sequence[TimeStats[Any]]) -> TableView:
+    """Decisions and their p50, p95 and max times per bot."""
+    columns = (Cell("Bot"), Cell("Decisions", number=True), Cell("p50", number=True),
+               Cell("p95", number=True), Cell("max", number=True))
+    rows = tuple((Cell(bot_name(stats.bot)), Cell(str(stats.decisions), number=True),
+                  Cell(duration(stats.p50_us), number=True),
+                  Cell(duration(stats.p95_us), number=True),
+                  Cell(duration(stats.max_us), number=True)) for stats in times)
+    return TableView(title, columns, rows)
+
+
+def interval(value: Interval | None, spec: str) -> str:
+    """``(low, high)`` in a format spec, or ``(no CI)`` without an interval."""
+    return "(no CI)" if value is None else f"({value.low:{spec}}, {value.high:{spec}})"
+
+
+def percent(value: float) -> str:
+    """A proportion as a percentage."""
+    return f"{100 * value:.1f}%"
+
+
+def percent_interval(value: Interval) -> str:
+    """A proportion's interval in percent."""
+    return f"({100 * value.low:.1f}, {100 * value.high:.1f})"
+
+
+def duration(micros: float) -> str:
+    """Microseconds in the unit that reads best."""
+    if micros < 1_000:
+        return f"{micros:.0f} µs"
+    if micros < 1_000_000:
+        return f"{micros / 1_000:.2f} ms"
+    return f"{micros / 1_000_000:.2f} s"
+
+
+def render_terminal(report: LeagueReport[Any]) -> list[RenderableType]:
+    """Rich tables, a heading before each section (names are never read as markup)."""
+    result: list[RenderableType] = [Text(f"League report: {bot_name(report.name)}",
+                                         style="bold underline")]
+    for section in sections(report):
+        result.append(Text(f"\n{section.heading}", style="bold"))
+        for view in section.tables:
+            table = Table(title=Text(view.title), title_justify="left",
+                          caption=Text(view.note) if view.note else None, caption_justify="left")
+            for column in view.columns:
+                table.add_column(Text(column.text), justify="right" if column.number else "left")
+            for row in view.rows:
+                table.add_row(*(Text(cell.text, style="bold" if cell.strong else "")
+                                for cell in row))
+            result.append(table)
+    return result
+
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|&#!~$])")
+"""Characters escaped with a backslash in Markdown text."""
+
+
+def markdown_text(text: str) -> str:
+    """Text that Markdown shows as written."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def render_markdown(report: LeagueReport[Any]) -> str:
+    """The report as Markdown, ratings plots referenced by relative path."""
+    lines = [f"# League report: {markdown_text(bot_name(report.name))}", ""]
+    for section in sections(report):
+        heading = markdown_text(section.heading)
+        lines += [f"## {heading}", "", f"![Ratings: {heading}]({quote(section.image)})", ""]
+        for view in section.tables:
+            lines += [f"### {markdown_text(view.title)}", "", *markdown_table(view), ""]
+            if view.note:
+                lines += [markdown_text(view.note), ""]
+    return "\n".join(lines)
+
+
+def markdown_table(view: TableView) -> list[str]:
+    """A pipe table, numbers aligned right, cells that stand out in bold."""
+    def cell(value: Cell) -> str:
+        text = markdown_text(value.text)
+        return f"**{text}**" if value.strong and text else text
+
+    head = "| " + " | ".join(markdown_text(column.text) for column in view.columns) + " |"
+    rule = "|" + "|".join("---:" if column.number else "---" for column in view.columns) + "|"
+    return [head, rule, *("| " + " | ".join(cell(value) for value in row) + " |"
+                          for row in view.rows)]
+
+
+HTML_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 0.3em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
+th { background: #f3f3f3; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
+p.note { color: #555; font-size: 0.9em; margin-top: 0; }
+img { max-width: 100%; }
+"""
+
+
+def render_html(report: LeagueReport[Any]) -> str:
+    """The report as one self-contained HTML page, ratings plots referenced by relative path."""
+    title = html.escape(f"League report: {bot_name(report.name)}")
+    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             f"<title>{title}</title>", f"<style>{HTML_STYLE}</style>", "</head>", "<body>",
+             f"<h1>{title}</h1>"]
+    for section in sections(report):
+        heading = html.escape(section.heading)
+        parts += [f"<h2>{heading}</h2>",
+                  f'<img src="{html.escape(quote(section.image))}" alt="Ratings: {heading}">']
+        for view in section.tables:
+            parts += html_table(view)
+    parts += ["</body>", "</html>", ""]
+    return "\n".join(parts)
+
+
+def html_table(view: TableView) -> list[str]:
+    """A table with a caption and its note below it."""
+    def cell(tag: str, value: Cell) -> str:
+        text = html.escape(value.text)
+        if value.strong and text:
+            text = f"<strong>{text}</strong>"
+        return f'<{tag} class="n">{text}</{tag}>' if value.number else f"<{tag}>{text}</{tag}>"
+
+    lines = ["<table>", f"<caption>{html.escape(view.title)}</caption>",
+             "<tr>" + "".join(cell("th", column) for column in view.columns) + "</tr>"]
+    lines += ["<tr>" + "".join(cell("td", value) for value in row) + "</tr>"
+              for row in view.rows]
+    lines.append("</table>")
+    if view.note:
+        lines.append(f'<p class="note">{html.escape(view.note)}</p>')
+    return lines
+
+
+def write_report(report: LeagueReport[Any], folder: Path) -> list[Path]:
+    """Write the ratings plots, report.md, report.html and report.json; the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [save_ratings_plot(report.overall, f"{report.name}: overall",
+                                 folder / OVERALL_IMAGE)]
+    for game, image in zip(report.games, image_names(report), strict=True):
+        written.append(save_ratings_plot(game.ratings, game.game, folder / image))
+    for file_name, text in (("report.md", render_markdown(report)),
+                            ("report.html", render_html(report)),
+                            ("report.json", json.dumps(report.to_dict(), indent=2,
+                                                       ensure_ascii=False, default=str) + "\n")):
+        path = folder / file_name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -2,9 +2,9 @@
 
 Each bot gets a fresh private temporary folder; the arena passes the socket address in
 ``CARDARENA_ADDRESS`` (``unix:<folder>/agent.sock``), waits until the bot listens under a
-start-up deadline (noticing an early exit), and opens one Play stream per deal. The bot runs
-in a session of its own; ``shutdown`` stops the whole group (SIGTERM, then SIGKILL after a
-grace period), removes the folder and keeps the last bytes of the bot's output.
+start-up deadline (noticing an early exit), and opens one Play stream per deal (``RemoteAgent``).
+The bot runs in a session of its own; ``shutdown`` stops the whole group (SIGTERM, then SIGKILL
+after a grace period), removes the folder and keeps the last bytes of the bot's output.
 """
 
 from __future__ import annotations
@@ -20,15 +20,35 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf.message import DecodeError
 
-from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
-from arena.agents.errors import AgentFailure, crash, init_error, oversized
+from arena.agents.base import AgentExit
+from arena.agents.errors import AgentFailure, crash, init_error
 from arena.agents.manifest import BotManifest
-from arena.agents.output import OUTPUT_CAP, OutputLog
-from arena.agents.stream import PlayStream, StreamEnd, parse_reply
-from arena.protocol import PROTOCOL_VERSION
+from arena.agents.output import OUTPUT_CAP
+from arena.agents.remote import (
+    CLOSE_GRACE_S,
+    EXIT_WAIT_S,
+    MAX_MESSAGE_BYTES,
+    FailureMaker,
+    RemoteAgent,
+    channel_options,
+    exit_text,
+)
 from arena.protocol.v1 import agent_pb2 as pb
+
+__all__ = [
+    "ADDRESS_ENV",
+    "CLOSE_GRACE_S",
+    "EXIT_WAIT_S",
+    "MAX_MESSAGE_BYTES",
+    "SOCKET_NAME",
+    "STOP_GRACE_S",
+    "UNIX_PATH_MAX",
+    "LocalProcessAgent",
+    "channel_options",
+    "exit_text",
+    "listening_or_exited",
+]
 
 ADDRESS_ENV = "CARDARENA_ADDRESS"
 """The environment variable that gives a bot its listening address."""
@@ -38,47 +58,14 @@ SOCKET_NAME = "agent.sock"
 UNIX_PATH_MAX = 107
 """The longest Unix socket path in bytes."""
 
-MAX_MESSAGE_BYTES = 64 * 1024
-"""The largest message the arena accepts from a bot; a larger one ends the bot's match."""
-
 STOP_GRACE_S = 2.0
 """Seconds a bot gets to exit after SIGTERM before SIGKILL."""
-
-CLOSE_GRACE_S = 1.0
-"""Seconds a bot gets to end its side of a stream after MatchEnd."""
-
-EXIT_WAIT_S = 1.0
-"""Seconds to wait for a bot's exit status after its stream broke."""
-
-
-def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
-    """Channel options: a small receive limit, a short reconnect backoff, a private pool."""
-    return [
-        ("grpc.max_receive_message_length", max_message_bytes),
-        ("grpc.initial_reconnect_backoff_ms", 20),
-        ("grpc.min_reconnect_backoff_ms", 20),
-        ("grpc.max_reconnect_backoff_ms", 200),
-        ("grpc.use_local_subchannel_pool", 1),
-        ("grpc.enable_retries", 0),
-    ]
-
-
-def exit_text(status: int) -> str:
-    """``with status 3`` or ``on signal 9 (SIGKILL)``."""
-    if status >= 0:
-        return f"with status {status}"
-    try:
-        name = signal.Signals(-status).name
-    except ValueError:
-        return f"on signal {-status}"
-    return f"on signal {-status} ({name})"
 
 
 def _signal_group(pid: int, signum: int) -> None:
     """Send a signal to the bot's process group (its own session), if it still exists."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signum)
-
 
 
 async def listening_or_exited(listening: Awaitable[object], process: asyncio.subprocess.Process,
@@ -97,31 +84,20 @@ async def listening_or_exited(listening: Awaitable[object], process: asyncio.sub
     return "exited" if exited in done else "timeout"
 
 
-class LocalProcessAgent(Agent):
+class LocalProcessAgent(RemoteAgent):
     """A bot folder's command as a child process, over gRPC on a private Unix socket."""
-
-    remote = True
 
     def __init__(self, manifest: BotManifest, temp_root: Path | None = None,
                  max_message_bytes: int = MAX_MESSAGE_BYTES, output_cap: int = OUTPUT_CAP,
                  stop_grace_s: float = STOP_GRACE_S) -> None:
         """Prepare to run the bot; nothing starts before ``launch``."""
+        super().__init__(max_message_bytes, output_cap)
         self.manifest = manifest
         self.temp_root = temp_root
-        self.max_message_bytes = max_message_bytes
         self.stop_grace_s = stop_grace_s
-        self.output = OutputLog(output_cap)
         self.process: asyncio.subprocess.Process | None = None
         self.workdir: Path | None = None
-        self.ready: ReadyInfo | None = None
-        self.exit: AgentExit | None = None
-        self.discarded = 0
-        """Late answers read and dropped (answers to requests the arena stopped waiting for)."""
-        self._channel: grpc.aio.Channel | None = None
-        self._stream: PlayStream | None = None
         self._drain: asyncio.Task[None] | None = None
-        self._failure: AgentFailure | None = None
-        self._abandoned: set[int] = set()
 
     # --- description ---------------------------------------------------------------------
 
@@ -175,95 +151,13 @@ class LocalProcessAgent(Agent):
         raise self._sticky(init_error(
             f"the bot did not listen on its socket within {startup_s:g} s"))
 
-    async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Open the deal's Play stream, send MatchStart and check the bot's Ready."""
-        self._raise_if_failed()
-        if self._channel is None:
-            raise RuntimeError(f"bot {self.label}: open before launch")
-        if self._stream is not None:
-            await self._stream.close(0)
-        self._abandoned.clear()
-        self.ready = None
-        stream = self._stream = PlayStream(self._channel)
-        stream.send(pb.PlayRequest(match_start=setup.start()).SerializeToString())
-        item = await stream.receive(ready_s)
-        try:
-            self.ready = await self._check_ready(item, ready_s)
-        except AgentFailure:
-            self._stream = None
-            await stream.close(0)
-            raise
-        if self.ready.protocol_version != PROTOCOL_VERSION:
-            self._stream = None
-            await stream.close(0)
-            raise init_error(f"the bot speaks protocol {self.ready.protocol_version!r}; "
-                             f"the arena speaks {PROTOCOL_VERSION!r}")
-
-    async def _check_ready(self, item: bytes | StreamEnd | None, ready_s: float) -> ReadyInfo:
-        """The Ready message, or an ``INIT_ERROR`` failure saying what came instead."""
-        if item is None:
-            raise init_error(f"no Ready within {ready_s:g} s of MatchStart")
-        if isinstance(item, StreamEnd):
-            raise await self._ended(item, init_error, "before Ready")
-        try:
-            response = pb.PlayResponse.FromString(item)
-        except DecodeError as error:
-            raise init_error(f"the bot answered MatchStart with a malformed message "
-                             f"({error})") from None
-        which = response.WhichOneof("message")
-        if which != "ready":
-            what = "an empty PlayResponse" if which is None else f"a {which} message"
-            raise init_error(f"the bot answered MatchStart with {what}, not Ready")
-        ready = response.ready
-        return ReadyInfo(ready.protocol_version, ready.bot_name, ready.bot_version)
-
-    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """Send the request and wait for its answer; late answers to earlier ones are dropped."""
-        self._raise_if_failed()
-        stream = self._stream
-        if stream is None:
-            raise RuntimeError(f"bot {self.label}: decide outside a deal")
-        stream.send(turn.payload())
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            item = await stream.receive(deadline - loop.time())
-            if item is None:
-                self._abandoned.add(turn.request_id)
-                return None
-            if isinstance(item, StreamEnd):
-                self._stream = None
-                await stream.close(0)
-                raise await self._ended(item, crash, "")
-            reply = parse_reply(item)
-            if not reply.malformed and reply.request_id in self._abandoned:
-                self._abandoned.discard(reply.request_id)
-                self.discarded += 1
-                continue
-            if reply.malformed or reply.request_id != turn.request_id:
-                self._abandoned.add(turn.request_id)
-            return reply
-
-    async def close(self, end: DealEnd) -> None:
-        """Send MatchEnd, half-close, and give the bot a moment to end its side."""
-        stream, self._stream = self._stream, None
-        if stream is None:
-            return
-        if stream.ended is None:
-            stream.send(pb.PlayRequest(match_end=end.end()).SerializeToString())
-        await stream.close(CLOSE_GRACE_S)
-
     async def shutdown(self) -> AgentExit:
         """Stop the bot's process group, close the channel, remove the folder (idempotent)."""
         if self.exit is not None:
             return self.exit
         status: int | None = None
         try:
-            stream, self._stream = self._stream, None
-            if stream is not None:
-                await stream.close(0)
-            if self._channel is not None:
-                await self._channel.close()
+            await self._disconnect()
             if self.process is not None:
                 status = await self._stop(self.process)
             if self._drain is not None:
@@ -291,7 +185,7 @@ class LocalProcessAgent(Agent):
                 _signal_group(process.pid, signal.SIGKILL)
         return await process.wait()
 
-    # --- output and failures -------------------------------------------------------------
+    # --- output and exits ----------------------------------------------------------------
 
     async def _read_output(self, process: asyncio.subprocess.Process) -> None:
         """Keep the bot's output (capped per window) until the pipe closes."""
@@ -301,41 +195,20 @@ class LocalProcessAgent(Agent):
         while chunk := await stdout.read(4096):
             self.output.append(chunk)
 
-    def mark_output(self) -> None:
-        """Start a new output window (the next deal's)."""
-        self.output.mark()
-
-    def output_windows(self) -> list[str]:
-        """The captured output per deal window."""
-        return self.output.texts()
-
-    def _sticky(self, failure: AgentFailure) -> AgentFailure:
-        """Remember a failure the agent cannot recover from; every later call raises it."""
-        self._failure = failure
-        return failure
-
-    def _raise_if_failed(self) -> None:
-        """Raise the remembered failure, or a crash when the process has exited."""
-        if self._failure is not None:
-            raise self._failure
+    def _exit_now(self) -> AgentFailure | None:
+        """A crash when the process has exited."""
         process = self.process
         if process is not None and process.returncode is not None:
-            raise self._sticky(crash(f"the bot exited {exit_text(process.returncode)}"))
+            return crash(f"the bot exited {exit_text(process.returncode)}")
+        return None
 
-    async def _ended(self, end: StreamEnd, make: Any, when: str) -> AgentFailure:
-        """The failure of a stream the bot ended: too large a message, an exit, or a close."""
-        suffix = f" {when}" if when else ""
-        if (end.code == grpc.StatusCode.RESOURCE_EXHAUSTED
-                and "larger than max" in end.details):
-            return oversized(f"the bot sent a message larger than the "
-                             f"{self.max_message_bytes} byte limit{suffix}")
+    async def _exit_failure(self, make: FailureMaker, suffix: str) -> AgentFailure | None:
+        """Wait a moment for the process's exit; the failure naming its status, if it exited."""
         process = self.process
-        if process is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_WAIT_S)
-            if process.returncode is not None:
-                failure: AgentFailure = make(f"the bot exited {exit_text(process.returncode)}"
-                                             f"{suffix}")
-                return self._sticky(failure) if make is crash else failure
-        failure = make(f"the bot {end.describe()}{suffix}")
-        return failure
+        if process is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_WAIT_S)
+        if process.returncode is None:
+            return None
+        return make(f"the bot exited {exit_text(process.returncode)}{suffix}")

@@ -1,17 +1,23 @@
-"""What sits at a seat: a reference policy or a bot folder; each makes the agent that plays."""
+"""What sits at a seat: a reference policy, a bot folder or a bot image; each makes the agent
+that plays."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from arena.agents.base import Agent
+from arena.agents.container import DockerAgent
 from arena.agents.manifest import BotManifest
 from arena.agents.policy import PolicyAgent
 from arena.agents.process import LocalProcessAgent
 from arena.games import Game
 from arena.policies import make_policy
+from arena.sandbox.limits import SandboxLimits
+
+if TYPE_CHECKING:
+    from arena.sandbox.images import BotImage
 
 
 class SeatSpec(Protocol):
@@ -76,3 +82,54 @@ class BotSeat:
     def create_agent(self) -> LocalProcessAgent:
         """A local-process agent for the bot (not yet launched)."""
         return LocalProcessAgent(self.manifest, temp_root=self.temp_root)
+
+
+@dataclass(frozen=True)
+class DockerSeat:
+    """A bot image, run in a hardened container (``arena.sandbox``)."""
+
+    image: BotImage
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    temp_root: Path | None = None
+    """Where the per-seat socket folders go (default: the system's temporary folder)."""
+    allow_unenforced: frozenset[str] = frozenset()
+    """Limits the engine may fail to enforce (for trusted bots only)."""
+    cpuset: str | None = None
+    """The cores to pin the container to (``"1"``, ``"0-1"``); ignored on one core."""
+
+    @classmethod
+    def from_image(cls, ref: str, *, limits: SandboxLimits | None = None,
+                   temp_root: Path | None = None,
+                   allow_unenforced: frozenset[str] = frozenset(),
+                   cpuset: str | None = None) -> DockerSeat:
+        """A seat for a local image (``ImageNotFound`` / ``DockerUnavailable`` when none)."""
+        from arena.sandbox.images import inspect_bot_image
+        return cls(inspect_bot_image(ref), limits or SandboxLimits(), temp_root,
+                   frozenset(allow_unenforced), cpuset)
+
+    @classmethod
+    def from_folder(cls, path: str | Path, *, limits: SandboxLimits | None = None,
+                    temp_root: Path | None = None,
+                    allow_unenforced: frozenset[str] = frozenset(),
+                    cpuset: str | None = None) -> DockerSeat:
+        """A seat for a bot folder, building its image first (``BuildError`` on failure)."""
+        from arena.sandbox.images import build_bot_image
+        return cls(build_bot_image(Path(path)), limits or SandboxLimits(), temp_root,
+                   frozenset(allow_unenforced), cpuset)
+
+    @property
+    def label(self) -> str:
+        """``name (docker)``."""
+        return f"{self.image.name} (docker)"
+
+    def check(self, game: Game) -> None:
+        """Raise ``BotConfigError`` when the image's labels do not list the game, and
+        ``LimitsNotEnforced`` when the engine lacks a limit not allowed (probed once)."""
+        self.image.check_game(game.id)
+        from arena.sandbox.probe import require_enforced
+        require_enforced(self.allow_unenforced, self.image.image_id, self.limits)
+
+    def create_agent(self) -> DockerAgent:
+        """A Docker agent for the image (not yet launched)."""
+        return DockerAgent(self.image, self.limits, temp_root=self.temp_root,
+                           allow_unenforced=self.allow_unenforced, cpuset=self.cpuset)

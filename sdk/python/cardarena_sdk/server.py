@@ -17,7 +17,13 @@ import grpc
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
-from cardarena_sdk.address import AddressError, parse_address, remove_socket, resolve_address
+from cardarena_sdk.address import (
+    AddressError,
+    open_socket,
+    parse_address,
+    remove_socket,
+    resolve_address,
+)
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.decode import ObservationDecoder
 from cardarena_sdk.match import MatchInfo
@@ -211,6 +217,8 @@ class BotServer:
                                "or not available")
         server.start()
         self._server = server
+        if self.address.unix_path is not None:
+            open_socket(self.address.unix_path)
         if self.address.is_unix:
             self.bound = self.address.target
         else:

@@ -1,0 +1,396 @@
+"""The Docker agent: a bot image run in a hardened container, reached over a Unix socket in
+a fresh per-seat folder mounted into that container only.
+
+``launch`` checks that the engine enforces every limit (``arena.sandbox.probe``), creates and
+starts the container, waits for the socket to appear (``lstat``, noticing the container's exit),
+checks it without following links and connects to it through ``/proc/self/fd``. One container
+serves every deal of a duplicate set. ``shutdown`` stops it (SIGTERM, then SIGKILL after a
+grace period), keeps its exit status and output, and removes the container and the socket
+folder whatever happened. Docker calls run in worker threads; a Docker API error is the
+arena's failure (``VOID_INFRA``), never the bot's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from arena.agents.base import AgentExit
+from arena.agents.errors import AgentFailure, crash, init_error
+from arena.agents.output import OUTPUT_CAP, OutputLog
+from arena.agents.remote import (
+    EXIT_WAIT_S,
+    MAX_MESSAGE_BYTES,
+    FailureMaker,
+    RemoteAgent,
+    channel_options,
+    exit_text,
+)
+from arena.protocol.v1 import agent_pb2 as pb
+from arena.sandbox import labels
+from arena.sandbox.classify import ContainerEnd, classify, container_end
+from arena.sandbox.errors import SandboxError
+from arena.sandbox.limits import SandboxLimits, container_options
+from arena.sandbox.socketdir import SocketDir, SocketRefused
+
+if TYPE_CHECKING:
+    from arena.sandbox.images import BotImage
+
+STOP_GRACE_S = 2.0
+"""Seconds a container gets to exit after SIGTERM before SIGKILL."""
+
+SOCKET_POLL_S = 0.01
+"""How often the socket folder is looked at while the bot starts."""
+
+STATE_POLL_S = 0.1
+"""How often the container's state is read while the bot starts or after its stream broke."""
+
+EXCERPT_LINES = 20
+"""Lines of the container's log quoted when the bot fails to start."""
+
+EXCERPT_CHARS = 2000
+
+
+def _infra(detail: str) -> AgentFailure:
+    """The arena's own failure (Docker itself): no verdict against the bot."""
+    return AgentFailure(pb.REASON_CODE_VOID_INFRA, "infra", detail)
+
+
+def _failure(reason: int, detail: str, make: FailureMaker = crash) -> AgentFailure:
+    """An AgentFailure for a classified end: OOM keeps its code, the rest follow ``make``."""
+    if reason == pb.REASON_CODE_OOM:
+        return AgentFailure(pb.REASON_CODE_OOM, "crash", detail)
+    if reason == pb.REASON_CODE_INIT_ERROR:
+        return init_error(detail)
+    return make(detail)
+
+
+def _docker_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions a Docker call raises when the engine fails (docker-py's and requests')."""
+    from docker.errors import DockerException
+    from requests.exceptions import RequestException
+    return (DockerException, RequestException)
+
+
+def container_name(bot_name: str) -> str:
+    """``cardarena-<bot>-<8 hex>``, with only the characters Docker allows in names."""
+    safe = re.sub(r"[^a-zA-Z0-9_.-]+", "-", bot_name).strip("-.") or "bot"
+    return f"cardarena-{safe[:40]}-{uuid.uuid4().hex[:8]}"
+
+
+def usable_cpuset(cpuset: str | None) -> str | None:
+    """The seat's pinned cores, when the machine has at least two (else no pinning)."""
+    if cpuset is None or (os.cpu_count() or 1) < 2:
+        return None
+    return cpuset
+
+
+class DockerAgent(RemoteAgent):
+    """A bot image in a hardened container, over gRPC on a socket in a per-seat folder."""
+
+    def __init__(self, image: BotImage, limits: SandboxLimits | None = None,
+                 temp_root: Path | None = None, allow_unenforced: frozenset[str] = frozenset(),
+                 cpuset: str | None = None, max_message_bytes: int = MAX_MESSAGE_BYTES,
+                 output_cap: int = OUTPUT_CAP, stop_grace_s: float = STOP_GRACE_S) -> None:
+        """Prepare to run the image; nothing starts before ``launch``."""
+        super().__init__(max_message_bytes, output_cap)
+        self.image = image
+        self.limits = limits or SandboxLimits()
+        self.temp_root = temp_root
+        self.allow_unenforced = frozenset(allow_unenforced)
+        self.cpuset = usable_cpuset(cpuset)
+        self.stop_grace_s = stop_grace_s
+        self.container: Any = None
+        self.container_id = ""
+        self.socket_dir: SocketDir | None = None
+        self.end: ContainerEnd | None = None
+        """How the container ended, once known."""
+        self._marks: list[int] = []
+        """When each output window after the first began (wall clock, ns)."""
+        self._starting: asyncio.Future[None] | None = None
+
+    # --- description ---------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        """The bot's name."""
+        return self.image.name
+
+    def describe(self) -> dict[str, Any]:
+        """The image (ref, id, name, version), the limits, and what the bot said in Ready."""
+        description: dict[str, Any] = dict(self.image.describe())
+        description["limits"] = self.limits.to_dict()
+        if self.cpuset is not None:
+            description["cpuset"] = self.cpuset
+        if self.ready is not None:
+            description["ready"] = self.ready.to_dict()
+        return description
+
+    # --- launch --------------------------------------------------------------------------
+
+    async def launch(self, startup_s: float) -> None:
+        """Start the container and connect once the bot listens, at most ``startup_s`` s."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + startup_s
+        try:
+            await self._create_and_start()
+        except AgentFailure as failure:
+            raise self._sticky(failure) from None
+        watcher = asyncio.ensure_future(self._until_exit())
+        try:
+            await self._wait_listening(watcher, deadline, startup_s)
+        except AgentFailure as failure:
+            raise self._sticky(failure) from None
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, AgentFailure):
+                await watcher
+
+    async def _create_and_start(self) -> None:
+        """Check the engine, make the socket folder, create and start the container."""
+        from arena.sandbox.engine import docker_client
+        from arena.sandbox.probe import require_enforced
+        try:
+            client = await asyncio.to_thread(docker_client)
+            await asyncio.to_thread(require_enforced, self.allow_unenforced, self.image.image_id,
+                                    self.limits)
+        except SandboxError as error:
+            raise _infra(str(error)) from None
+        try:
+            self.socket_dir = SocketDir.create(self.limits.uid, self.limits.gid, self.temp_root)
+        except OSError as error:
+            raise _infra(f"cannot make the bot's socket folder: {error}") from None
+        options = container_options(self.image.image_id, self.limits, self.socket_dir.path,
+                                    self._labels(), self.cpuset)
+        options["name"] = container_name(self.image.name)
+        from docker.errors import ImageNotFound
+        self._starting = asyncio.ensure_future(asyncio.to_thread(self._start, client, options))
+        try:
+            await asyncio.shield(self._starting)
+        except ImageNotFound:
+            raise init_error(f"no Docker image {self.image.ref} on this machine; build it with "
+                             "`arena bot build PATH`") from None
+        except _docker_errors() as error:
+            raise _infra(f"Docker failed to start the bot's container: "
+                         f"{_one_line(error)}") from None
+
+    def _start(self, client: Any, options: dict[str, Any]) -> None:
+        """Create and start the container (worker thread; the container is known as soon
+        as it exists, so ``shutdown`` removes it whatever comes next)."""
+        self.container = client.containers.create(**options)
+        self.container_id = self.container.id
+        self.container.start()
+
+    def _labels(self) -> dict[str, str]:
+        """The janitor's labels: ours, the bot's, this arena's host and pid, the socket folder."""
+        assert self.socket_dir is not None
+        return {labels.SANDBOX: "1", labels.BOT_NAME: self.image.name,
+                labels.BOT_VERSION: self.image.version, labels.ARENA_HOST: socket.gethostname(),
+                labels.ARENA_PID: str(os.getpid()), labels.SOCKET_DIR: str(self.socket_dir.outer)}
+
+    async def _wait_listening(self, watcher: asyncio.Future[AgentFailure], deadline: float,
+                              startup_s: float) -> None:
+        """Wait for the socket, check it, connect, and wait until the bot listens."""
+        socket_dir = self.socket_dir
+        assert socket_dir is not None
+        appeared = asyncio.ensure_future(self._socket_appears(socket_dir))
+        try:
+            await self._first(appeared, watcher, deadline, startup_s, "create its socket")
+        finally:
+            appeared.cancel()
+        try:
+            target = socket_dir.open_verified(self.limits.uid)
+        except SocketRefused as error:
+            raise init_error(str(error)) from None
+        self._channel = grpc.aio.insecure_channel(
+            target, options=channel_options(self.max_message_bytes))
+        ready = asyncio.ensure_future(self._channel.channel_ready())
+        try:
+            await self._first(ready, watcher, deadline, startup_s, "listen on its socket")
+        finally:
+            ready.cancel()
+
+    async def _first(self, step: asyncio.Future[Any], watcher: asyncio.Future[AgentFailure],
+                     deadline: float, startup_s: float, what: str) -> None:
+        """Wait for ``step``; raise the watcher's failure if the container ends first, or an
+        ``INIT_ERROR`` with the log excerpt at the deadline."""
+        timeout = max(0.0, deadline - asyncio.get_running_loop().time())
+        done, _ = await asyncio.wait({step, watcher}, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if step in done:
+            step.result()
+            return
+        if watcher in done:
+            raise watcher.result()
+        excerpt = await self._log_excerpt()
+        raise init_error(f"the bot did not {what} within {startup_s:g} s{excerpt}")
+
+    @staticmethod
+    async def _socket_appears(socket_dir: SocketDir) -> None:
+        """Return once something exists under the socket's name (never following it)."""
+        while not socket_dir.present():
+            await asyncio.sleep(SOCKET_POLL_S)
+
+    async def _until_exit(self) -> AgentFailure:
+        """Return the start-up failure once the container has stopped."""
+        while True:
+            state = await self._state()
+            found = classify(state, self.limits.memory_bytes, starting=True)
+            if found is not None:
+                self.end = container_end(state, self.limits.memory_bytes)
+                reason, detail = found
+                return _failure(reason, detail + await self._log_excerpt())
+            await asyncio.sleep(STATE_POLL_S)
+
+    async def _state(self) -> dict[str, Any]:
+        """The container's current ``State`` (a Docker error is the arena's failure)."""
+        try:
+            await asyncio.to_thread(self.container.reload)
+        except _docker_errors() as error:
+            raise _infra(f"Docker failed to report the bot's container: "
+                         f"{_one_line(error)}") from None
+        return dict(self.container.attrs.get("State", {}))
+
+    async def _log_excerpt(self) -> str:
+        """``; its log ends: ...`` with the container's last lines, or nothing."""
+        if self.container is None:
+            return ""
+        try:
+            raw = await asyncio.to_thread(self.container.logs, stdout=True, stderr=True,
+                                          tail=EXCERPT_LINES)
+        except _docker_errors():
+            return ""
+        text = bytes(raw).decode("utf-8", errors="replace").strip()
+        if not text:
+            return "; it wrote nothing"
+        return f"; its log ends:\n{text[-EXCERPT_CHARS:]}"
+
+    # --- exits ---------------------------------------------------------------------------
+
+    def _exit_now(self) -> AgentFailure | None:
+        """A crash (or OOM) when the container is already known to have stopped."""
+        end = self.end
+        if end is None:
+            return None
+        return AgentFailure(pb.REASON_CODE_OOM, "crash", end.detail) if end.oom else crash(
+            end.detail)
+
+    async def _exit_failure(self, make: FailureMaker, suffix: str) -> AgentFailure | None:
+        """Wait a moment for the container to stop; the failure its state names, if it did."""
+        if self.container is None:
+            return None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + EXIT_WAIT_S
+        while True:
+            state = await self._state()
+            end = container_end(state, self.limits.memory_bytes)
+            if end is not None:
+                self.end = end
+                if end.oom:
+                    return AgentFailure(pb.REASON_CODE_OOM, "crash", end.detail + suffix)
+                return make(end.detail + suffix)
+            if loop.time() >= deadline:
+                return None
+            await asyncio.sleep(STATE_POLL_S)
+
+    # --- shutdown ------------------------------------------------------------------------
+
+    async def shutdown(self) -> AgentExit:
+        """Stop the container, keep its exit and output, remove it and the socket folder
+        (idempotent; the removal happens whatever failed before)."""
+        if self.exit is not None:
+            return self.exit
+        status: int | None = None
+        detail = ""
+        try:
+            await self._disconnect()
+            starting = self._starting
+            if starting is not None and not starting.done():
+                await asyncio.wait({starting})
+            if self.container is not None:
+                end = await asyncio.to_thread(self._stop)
+                if end is not None:
+                    self.end = self.end or end
+                    status, detail = end.status, end.detail.removeprefix("the bot ")
+        except _docker_errors() as error:
+            detail = f"Docker failed to stop the container: {_one_line(error)}"
+        finally:
+            await asyncio.to_thread(self._remove)
+        if status is not None and not detail:
+            detail = f"exited {exit_text(status)}"
+        self.exit = AgentExit(status, detail)
+        return self.exit
+
+    def _stop(self) -> ContainerEnd | None:
+        """SIGTERM, SIGKILL after the grace period; the container's end (worker thread)."""
+        container = self.container
+        container.reload()
+        if container.attrs.get("State", {}).get("Running"):
+            container.stop(timeout=max(1, round(self.stop_grace_s)))
+            container.reload()
+        return container_end(container.attrs.get("State", {}), self.limits.memory_bytes)
+
+    def _remove(self) -> None:
+        """Read the container's output, remove the container (forced) and the socket folder."""
+        try:
+            if self.container is not None:
+                with contextlib.suppress(*_docker_errors()):
+                    self._read_output()
+                with contextlib.suppress(*_docker_errors()):
+                    self.container.remove(force=True)
+        finally:
+            if self.socket_dir is not None:
+                self.socket_dir.remove()
+
+    # --- output --------------------------------------------------------------------------
+
+    def _read_output(self) -> None:
+        """Split the container's log into the deal windows by its timestamps (worker thread,
+        once the container has stopped, so the log is complete)."""
+        output = OutputLog(self.output.cap)
+        marks = iter(self._marks)
+        mark = next(marks, None)
+        for frame in self.container.logs(stream=True, follow=False, stdout=True, stderr=True,
+                                         timestamps=True):
+            stamp, _, text = bytes(frame).partition(b" ")
+            at = log_time_ns(stamp)
+            while mark is not None and at is not None and at >= mark:
+                output.mark()
+                mark = next(marks, None)
+            output.append(text)
+        while mark is not None:
+            output.mark()
+            mark = next(marks, None)
+        self.output = output
+
+    def mark_output(self) -> None:
+        """Start a new output window (the next deal's): output Docker logged from now on."""
+        self._marks.append(time.time_ns())
+        self.output.mark()
+
+
+def log_time_ns(stamp: bytes) -> int | None:
+    """A Docker log timestamp (``2026-01-02T03:04:05.123456789Z``) in ns since the epoch."""
+    text = stamp.decode("ascii", errors="replace").removesuffix("Z")
+    whole, _, fraction = text.partition(".")
+    try:
+        seconds = datetime.fromisoformat(whole).replace(tzinfo=UTC).timestamp()
+        nanos = int(fraction[:9].ljust(9, "0")) if fraction else 0
+    except ValueError:
+        return None
+    return int(seconds) * 1_000_000_000 + nanos
+
+
+def _one_line(error: BaseException) -> str:
+    """An error's message on one line."""
+    return " ".join(str(error).split()) or type(error).__name__

@@ -1,0 +1,213 @@
+"""The part every bot reached over gRPC shares: the Play stream per deal, Ready, decisions,
+late answers, output windows and sticky failures.
+
+A backend (a local process, a Docker container) starts the bot in ``launch``, sets the
+channel, and says how the bot exited: ``_exit_now`` (known without waiting) and
+``_exit_failure`` (waiting a moment for it). Everything else lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
+from arena.agents.errors import AgentFailure, crash, init_error, oversized
+from arena.agents.output import OUTPUT_CAP, OutputLog
+from arena.agents.stream import PlayStream, StreamEnd, parse_reply
+from arena.protocol import PROTOCOL_VERSION
+from arena.protocol.v1 import agent_pb2 as pb
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""The largest message the arena accepts from a bot; a larger one ends the bot's match."""
+
+CLOSE_GRACE_S = 1.0
+"""Seconds a bot gets to end its side of a stream after MatchEnd."""
+
+EXIT_WAIT_S = 1.0
+"""Seconds to wait for a bot's exit status after its stream broke."""
+
+FailureMaker = Callable[[str], AgentFailure]
+"""``init_error`` or ``crash``: makes the failure of a bot that ended its stream."""
+
+
+def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
+    """Channel options: a small receive limit, a short reconnect backoff, a private pool."""
+    return [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.initial_reconnect_backoff_ms", 20),
+        ("grpc.min_reconnect_backoff_ms", 20),
+        ("grpc.max_reconnect_backoff_ms", 200),
+        ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.enable_retries", 0),
+    ]
+
+
+def exit_text(status: int) -> str:
+    """``with status 3`` or ``on signal 9 (SIGKILL)``."""
+    if status >= 0:
+        return f"with status {status}"
+    try:
+        name = signal.Signals(-status).name
+    except ValueError:
+        return f"on signal {-status}"
+    return f"on signal {-status} ({name})"
+
+
+class RemoteAgent(Agent):
+    """A bot reached over one gRPC channel: one Play stream per deal, opened by ``open``."""
+
+    remote = True
+
+    def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES,
+                 output_cap: int = OUTPUT_CAP) -> None:
+        """Nothing is connected before the backend's ``launch`` sets the channel."""
+        self.max_message_bytes = max_message_bytes
+        self.output = OutputLog(output_cap)
+        self.ready: ReadyInfo | None = None
+        self.exit: AgentExit | None = None
+        self.discarded = 0
+        """Late answers read and dropped (answers to requests the arena stopped waiting for)."""
+        self._channel: grpc.aio.Channel | None = None
+        self._stream: PlayStream | None = None
+        self._failure: AgentFailure | None = None
+        self._abandoned: set[int] = set()
+
+    # --- what a backend says of its bot's exit -------------------------------------------
+
+    def _exit_now(self) -> AgentFailure | None:
+        """The crash of a bot known to have exited, without waiting; None while it may run."""
+        return None
+
+    async def _exit_failure(self, make: FailureMaker, suffix: str) -> AgentFailure | None:
+        """The failure of a bot that exited (waiting a moment to know), or None if it runs."""
+        return None
+
+    # --- deals ---------------------------------------------------------------------------
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Open the deal's Play stream, send MatchStart and check the bot's Ready."""
+        self._raise_if_failed()
+        if self._channel is None:
+            raise RuntimeError(f"bot {self.label}: open before launch")
+        if self._stream is not None:
+            await self._stream.close(0)
+        self._abandoned.clear()
+        self.ready = None
+        stream = self._stream = PlayStream(self._channel)
+        stream.send(pb.PlayRequest(match_start=setup.start()).SerializeToString())
+        item = await stream.receive(ready_s)
+        try:
+            self.ready = await self._check_ready(item, ready_s)
+        except AgentFailure:
+            self._stream = None
+            await stream.close(0)
+            raise
+        if self.ready.protocol_version != PROTOCOL_VERSION:
+            self._stream = None
+            await stream.close(0)
+            raise init_error(f"the bot speaks protocol {self.ready.protocol_version!r}; "
+                             f"the arena speaks {PROTOCOL_VERSION!r}")
+
+    async def _check_ready(self, item: bytes | StreamEnd | None, ready_s: float) -> ReadyInfo:
+        """The Ready message, or an ``INIT_ERROR`` failure saying what came instead."""
+        if item is None:
+            raise init_error(f"no Ready within {ready_s:g} s of MatchStart")
+        if isinstance(item, StreamEnd):
+            raise await self._ended(item, init_error, "before Ready")
+        try:
+            response = pb.PlayResponse.FromString(item)
+        except DecodeError as error:
+            raise init_error(f"the bot answered MatchStart with a malformed message "
+                             f"({error})") from None
+        which = response.WhichOneof("message")
+        if which != "ready":
+            what = "an empty PlayResponse" if which is None else f"a {which} message"
+            raise init_error(f"the bot answered MatchStart with {what}, not Ready")
+        ready = response.ready
+        return ReadyInfo(ready.protocol_version, ready.bot_name, ready.bot_version)
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """Send the request and wait for its answer; late answers to earlier ones are dropped."""
+        self._raise_if_failed()
+        stream = self._stream
+        if stream is None:
+            raise RuntimeError(f"bot {self.label}: decide outside a deal")
+        stream.send(turn.payload())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            item = await stream.receive(deadline - loop.time())
+            if item is None:
+                self._abandoned.add(turn.request_id)
+                return None
+            if isinstance(item, StreamEnd):
+                self._stream = None
+                await stream.close(0)
+                raise await self._ended(item, crash, "")
+            reply = parse_reply(item)
+            if not reply.malformed and reply.request_id in self._abandoned:
+                self._abandoned.discard(reply.request_id)
+                self.discarded += 1
+                continue
+            if reply.malformed or reply.request_id != turn.request_id:
+                self._abandoned.add(turn.request_id)
+            return reply
+
+    async def close(self, end: DealEnd) -> None:
+        """Send MatchEnd, half-close, and give the bot a moment to end its side."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        if stream.ended is None:
+            stream.send(pb.PlayRequest(match_end=end.end()).SerializeToString())
+        await stream.close(CLOSE_GRACE_S)
+
+    async def _disconnect(self) -> None:
+        """Close the open stream, if any, and the channel (for ``shutdown``)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.close(0)
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            await channel.close()
+
+    # --- output and failures -------------------------------------------------------------
+
+    def mark_output(self) -> None:
+        """Start a new output window (the next deal's)."""
+        self.output.mark()
+
+    def output_windows(self) -> list[str]:
+        """The captured output per deal window."""
+        return self.output.texts()
+
+    def _sticky(self, failure: AgentFailure) -> AgentFailure:
+        """Remember a failure the agent cannot recover from; every later call raises it."""
+        self._failure = failure
+        return failure
+
+    def _raise_if_failed(self) -> None:
+        """Raise the remembered failure, or a crash when the bot is known to have exited."""
+        if self._failure is not None:
+            raise self._failure
+        exited = self._exit_now()
+        if exited is not None:
+            raise self._sticky(exited)
+
+    async def _ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
+        """The failure of a stream the bot ended: too large a message, an exit, or a close."""
+        suffix = f" {when}" if when else ""
+        if (end.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                and "larger than max" in end.details):
+            return oversized(f"the bot sent a message larger than the "
+                             f"{self.max_message_bytes} byte limit{suffix}")
+        exited = await self._exit_failure(make, suffix)
+        if exited is not None:
+            return self._sticky(exited) if make is crash else exited
+        return make(f"the bot {end.describe()}{suffix}")

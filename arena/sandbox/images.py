@@ -1,0 +1,197 @@
+"""Docker images for bots: the offline base image, bot images built from folders, and lookups.
+
+The base image is made without any registry: a Debian root from ``debootstrap`` imported with
+``docker import``, then a stage that installs card-arena and the SDK from wheels fetched on the
+host. A bot image is its folder's ``Dockerfile`` built on that base (``ARG BASE``), labelled with
+the bot's name, version and games from ``bot.toml``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.agents.errors import BotConfigError
+from arena.agents.manifest import ALL_GAMES, BotManifest
+from arena.sandbox import labels
+from arena.sandbox.build import Progress, run_build
+from arena.sandbox.engine import docker_client
+from arena.sandbox.errors import BuildError, ImageNotFound
+from arena.sandbox.rootfs import build_root
+from arena.sandbox.wheels import collect_wheels
+
+log = logging.getLogger(__name__)
+
+BASE_IMAGE = "cardarena/python-base:latest"
+"""The image bot Dockerfiles build on by default (their ``ARG BASE``)."""
+
+ROOT_IMAGE = "cardarena/debian-root:bookworm"
+"""The bare Debian root the base image starts from (made once, then reused)."""
+
+BOT_REPOSITORY = "cardarena-bot"
+BOT_UID = 10001
+DOCKERFILE = "Dockerfile"
+DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_MAX_BYTES = 2 * 2**30
+BASE_TIMEOUT_S = 1800.0
+
+BASE_DOCKERFILE = """\
+FROM {root} AS venv
+COPY wheels /tmp/wheels
+RUN python3 -m venv /opt/venv \\
+ && /opt/venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
+      --find-links /tmp/wheels card-arena cardarena-sdk
+
+FROM {root}
+COPY --from=venv /opt/venv /opt/venv
+RUN groupadd --gid {uid} bot \\
+ && useradd --uid {uid} --gid {uid} --no-create-home --home-dir /nonexistent \\
+      --shell /usr/sbin/nologin bot
+ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\
+    PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+USER {uid}:{uid}
+"""
+
+TAG_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+SEPARATORS = re.compile(r"[._-]{2,}")
+VERSION_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class BotImage:
+    """A bot's Docker image: how it was named, its id, and the bot it holds."""
+
+    ref: str
+    image_id: str
+    name: str
+    version: str
+    games: tuple[str, ...]
+
+    @classmethod
+    def from_labels(cls, ref: str, image_id: str, image_labels: dict[str, str]) -> BotImage:
+        """Read the bot from an image's labels (an unlabelled image is named by its ref)."""
+        games = tuple(game for game in image_labels.get(labels.BOT_GAMES, "").split(",") if game)
+        return cls(ref=ref, image_id=image_id, name=image_labels.get(labels.BOT_NAME) or ref,
+                   version=image_labels.get(labels.BOT_VERSION, ""),
+                   games=games or (ALL_GAMES,))
+
+    def plays(self, game_id: str) -> bool:
+        """True when the image's labels say the bot plays this game."""
+        return ALL_GAMES in self.games or game_id in self.games
+
+    def check_game(self, game_id: str) -> None:
+        """Raise ``BotConfigError`` when the bot does not play this game."""
+        if not self.plays(game_id):
+            raise BotConfigError(f"bot {self.name} (image {self.ref}) does not play {game_id}: "
+                                 f"its image lists games {', '.join(self.games)}")
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for the match record."""
+        return {"kind": "docker", "image": self.ref, "image_id": self.image_id,
+                "name": self.name, "version": self.version}
+
+
+def image_tag(name: str, version: str) -> str:
+    """The tag of a bot's image, ``cardarena-bot/<name>:<version>`` made Docker-safe."""
+    repository = SEPARATORS.sub("-", TAG_UNSAFE.sub("-", name.lower())).strip("._-") or "bot"
+    tag = VERSION_UNSAFE.sub("-", version).lstrip(".-")[:128] or "latest"
+    return f"{BOT_REPOSITORY}/{repository}:{tag}"
+
+
+def inspect_bot_image(ref: str) -> BotImage:
+    """The local image ``ref`` as a ``BotImage``, or raise ``ImageNotFound``."""
+    client = docker_client()
+    if not ref.strip():
+        raise ImageNotFound("no Docker image named: give a tag or an id, such as "
+                            "image:cardarena-bot/random:1.0.0")
+    try:
+        image = client.api.inspect_image(ref)
+    except Exception as error:
+        status = _status(error)
+        if status == 404:
+            raise ImageNotFound(f"no Docker image {ref} on this machine; build it with "
+                                f"`arena bot build PATH`") from None
+        if status == 400:
+            reason = getattr(error, "explanation", None) or str(error)
+            raise ImageNotFound(f"{ref!r} is not a Docker image name: "
+                                f"{str(reason).rsplit(': ', 1)[-1]}") from None
+        raise
+    image_labels = (image.get("Config") or {}).get("Labels") or {}
+    return BotImage.from_labels(ref, str(image["Id"]), image_labels)
+
+
+def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
+                    timeout_s: float = DEFAULT_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_BYTES,
+                    progress: Progress | None = None) -> BotImage:
+    """Build a bot folder's Dockerfile on ``base`` without network; return the labelled image."""
+    manifest = BotManifest.load(folder)
+    if not (manifest.folder / DOCKERFILE).is_file():
+        raise BotConfigError(f"bot {manifest.name}: no {DOCKERFILE} in {folder}; "
+                             f"see docs/sandbox.md")
+    _require_base(base)
+    tag = image_tag(manifest.name, manifest.version)
+    image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,
+                    labels.BOT_VERSION: manifest.version,
+                    labels.BOT_GAMES: ",".join(manifest.games)}
+    image_id = run_build(manifest.folder, tag=tag, what=f"bot {manifest.name}",
+                         timeout_s=timeout_s, max_bytes=max_bytes, buildargs={"BASE": base},
+                         labels=image_labels, progress=progress)
+    return BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
+                    games=manifest.games)
+
+
+def build_base(*, rebuild: bool = False, mirror: str | None = None, project: Path | None = None,
+               tag: str = BASE_IMAGE, root_image: str = ROOT_IMAGE,
+               timeout_s: float = BASE_TIMEOUT_S, progress: Progress | None = None) -> str:
+    """Build the base image offline (Debian root once, then the wheels); return its image id."""
+    say = progress or log.info
+    ensure_root(root_image, rebuild=rebuild, mirror=mirror, progress=say)
+    with tempfile.TemporaryDirectory(prefix="cardarena-base-") as scratch:
+        context = Path(scratch)
+        collect_wheels(context / "wheels", project=project, progress=say)
+        (context / DOCKERFILE).write_text(BASE_DOCKERFILE.format(root=root_image, uid=BOT_UID),
+                                          encoding="utf-8")
+        say(f"building {tag} on {root_image} (no network)")
+        image_id = run_build(context, tag=tag, what="the base image", timeout_s=timeout_s,
+                             labels={labels.SANDBOX: "1"}, progress=say)
+    say(f"{tag}: {image_id}")
+    return image_id
+
+
+def ensure_root(root_image: str = ROOT_IMAGE, *, rebuild: bool = False,
+                mirror: str | None = None, progress: Progress | None = None) -> bool:
+    """Make the Debian root image unless it exists (or ``rebuild``); True when it was made."""
+    say = progress or log.info
+    if not rebuild and _exists(root_image):
+        say(f"{root_image} exists: debootstrap skipped (rebuild to make it again)")
+        return False
+    build_root(root_image, mirror=mirror, progress=say)
+    return True
+
+
+def _require_base(base: str) -> None:
+    """Raise ``BuildError`` when our own base image is wanted and missing (it is never pulled)."""
+    if base.startswith("cardarena/") and not _exists(base):
+        name = base.removesuffix(":latest")
+        raise BuildError(f"the base image {name} is missing; run `arena images build-base`")
+
+
+def _exists(ref: str) -> bool:
+    """True when a local image has this name or id."""
+    try:
+        docker_client().api.inspect_image(ref)
+    except Exception as error:
+        if _status(error) in (400, 404):
+            return False
+        raise
+    return True
+
+
+def _status(error: BaseException) -> int | None:
+    """The HTTP status of a Docker API error, or None for any other error."""
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None

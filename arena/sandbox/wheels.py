@@ -1,0 +1,131 @@
+"""Wheels for the base image: card-arena, the SDK and their dependencies, fetched on the host.
+
+The two local projects are built from the source checkout the running ``arena`` package comes
+from; their dependencies are downloaded as binary wheels for the base image's platform (CPython
+3.11 on manylinux x86_64, the Python of Debian bookworm). Everything lands in a cache folder, so
+a second run needs no network when nothing changed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import arena
+from arena.sandbox.errors import BuildError
+
+PROJECT_NAME = "card-arena"
+SDK_FOLDER = Path("sdk") / "python"
+PYTHON_VERSION = "3.11"
+"""The Python of the base image (Debian bookworm's ``python3``)."""
+
+PLATFORMS = (
+    *(f"manylinux_2_{minor}_x86_64" for minor in range(36, 16, -1)),
+    "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64",
+)
+"""Wheel platforms that run on Debian bookworm (glibc 2.36) on x86_64."""
+
+FIXED_EPOCH = "315532800"
+"""``SOURCE_DATE_EPOCH`` for the local wheels, so unchanged sources give identical bytes."""
+
+SKIPPED = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
+                                 "__pycache__", ".*_cache", "node_modules")
+"""What is left out when the sources are copied to build a wheel."""
+
+SAVED_LINE = re.compile(r"^(?:Saved|File was already downloaded) (?P<path>\S+\.whl)\s*$")
+
+Progress = Callable[[str], None]
+
+
+def wheel_cache() -> Path:
+    """The folder of downloaded and built wheels (in ``$XDG_CACHE_HOME`` or ``~/.cache``)."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "cardarena" / "wheels"
+
+
+def project_root() -> Path:
+    """The source checkout of card-arena, found from where the ``arena`` package lives."""
+    candidate = Path(arena.__file__).resolve().parent.parent
+    pyproject = candidate / "pyproject.toml"
+    if (pyproject.is_file() and f'name = "{PROJECT_NAME}"' in pyproject.read_text("utf-8")
+            and (candidate / SDK_FOLDER / "pyproject.toml").is_file()):
+        return candidate
+    raise BuildError(f"the base image needs the card-arena sources, but arena is installed from "
+                     f"a wheel at {candidate}; install it from a checkout (pip install -e PATH) "
+                     f"or pass the checkout with --project PATH")
+
+
+def collect_wheels(dest: Path, *, project: Path | None = None,
+                   progress: Progress) -> list[Path]:
+    """Put every wheel the base image installs into ``dest``; return their paths, sorted."""
+    source = project or project_root()
+    cache = wheel_cache()
+    cache.mkdir(parents=True, exist_ok=True)
+    local = [_build_local_wheel(source, cache, progress),
+             _build_local_wheel(source / SDK_FOLDER, cache, progress)]
+    needed = _download_dependencies(local, cache, progress)
+    dest.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for wheel in sorted({*local, *needed}, key=lambda path: path.name):
+        target = dest / wheel.name
+        shutil.copyfile(wheel, target)
+        copied.append(target)
+    return copied
+
+
+def _build_local_wheel(source: Path, cache: Path, progress: Progress) -> Path:
+    """Build one local project's wheel from a clean copy of its sources, into the cache."""
+    progress(f"building the wheel of {source}")
+    with tempfile.TemporaryDirectory(prefix="cardarena-src-") as scratch:
+        copy = Path(scratch) / "src"
+        shutil.copytree(source, copy, ignore=SKIPPED, symlinks=True)
+        out = Path(scratch) / "out"
+        command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                   "--wheel-dir", str(out), str(copy)]
+        if importlib.util.find_spec("setuptools") is not None:
+            command.insert(5, "--no-build-isolation")
+        _run(command, f"building the wheel of {source}")
+        built = sorted(out.glob("*.whl"))
+        if len(built) != 1:
+            raise BuildError(f"building the wheel of {source} gave {len(built)} wheels, not one")
+        target = cache / built[0].name
+        shutil.copyfile(built[0], target)
+        return target
+
+
+def _download_dependencies(local: list[Path], cache: Path, progress: Progress) -> list[Path]:
+    """Fetch the dependencies of the local wheels for the image's platform (cache first)."""
+    options = ["--only-binary=:all:", "--python-version", PYTHON_VERSION,
+               "--implementation", "cp", "--dest", str(cache), "--find-links", str(cache)]
+    for platform in PLATFORMS:
+        options += ["--platform", platform]
+    command = [sys.executable, "-m", "pip", "download", "--progress-bar", "off", *options,
+               *map(str, local)]
+    offline = _run([*command, "--no-index"], "", check=False)
+    if offline.returncode == 0:
+        progress("dependency wheels: all found in the cache")
+        output = offline.stdout
+    else:
+        progress(f"downloading dependency wheels into {cache}")
+        output = _run(command, "downloading the dependency wheels").stdout
+    saved = [Path(match["path"]) for line in output.splitlines()
+             if (match := SAVED_LINE.match(line.strip()))]
+    return [cache / path.name for path in saved]
+
+
+def _run(command: list[str], what: str, *, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run a pip command with a fixed source date; raise ``BuildError`` on failure if asked."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": FIXED_EPOCH, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if check and result.returncode != 0:
+        log = (result.stdout + result.stderr).strip()
+        last = log.splitlines()[-1] if log else f"exit status {result.returncode}"
+        raise BuildError(f"{what} failed: {last}", log="\n".join(log.splitlines()[-20:]))
+    return result

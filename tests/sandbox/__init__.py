@@ -1,0 +1,1 @@
+"""Tests of the Docker sandbox: images, containers, the probe, hostile bots."""

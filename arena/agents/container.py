@@ -206,12 +206,11 @@ class DockerAgent(RemoteAgent):
         appeared = asyncio.ensure_future(self._socket_appears(socket_dir))
         try:
             await self._first(appeared, watcher, deadline, startup_s, "create its socket")
-        finally:
-            appeared.cancel()
-        try:
             target = socket_dir.open_verified(self.limits.uid)
         except SocketRefused as error:
             raise init_error(str(error)) from None
+        finally:
+            appeared.cancel()
         self._channel = grpc.aio.insecure_channel(
             target, options=channel_options(self.max_message_bytes))
         ready = asyncio.ensure_future(self._channel.channel_ready())

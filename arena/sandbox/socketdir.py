@@ -77,21 +77,26 @@ class SocketDir:
         return self.path / SOCKET_NAME
 
     def present(self) -> bool:
-        """True once something exists under the socket's name (looked at with ``lstat``)."""
-        try:
-            os.lstat(self.socket)
-        except FileNotFoundError:
-            return False
-        return True
+        """True once something exists under the socket's name; ``SocketRefused`` as soon as
+        anything else appears in the folder (a bot storing data on the host is stopped at once)."""
+        entries = os.listdir(self.path)
+        if any(entry != SOCKET_NAME for entry in entries):
+            raise self._strays(entries)
+        return bool(entries)
+
+    def _strays(self, entries: list[str]) -> SocketRefused:
+        """The refusal of a folder holding more than the socket."""
+        strays = sorted(entry for entry in entries if entry != SOCKET_NAME)
+        shown = ", ".join(strays[:5]) + (", ..." if len(strays) > 5 else "")
+        return SocketRefused(f"the bot put files in its socket folder ({shown}), where only "
+                             f"its socket belongs; refused")
 
     def lock(self) -> None:
         """Take the bot's right to change the folder; refuse when it holds more than a socket."""
         os.chmod(self.path, LOCKED)
-        entries = sorted(os.listdir(self.path))
+        entries = os.listdir(self.path)
         if entries != [SOCKET_NAME]:
-            shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
-            raise SocketRefused(f"the bot put {len(entries)} entries in its socket folder "
-                                f"({shown}), not only its socket; refused")
+            raise self._strays(entries)
 
     def open_verified(self, uid: int) -> str:
         """Lock the folder, open the socket without following links, check it, and return the

@@ -120,9 +120,15 @@ def test_files_beside_the_socket_are_refused(socket_dir: SocketDir) -> None:
     server = listen(socket_dir.socket)
     (socket_dir.path / "filler.bin").write_bytes(b"x" * 1024)
     try:
-        with pytest.raises(SocketRefused, match=r"put 2 entries in its socket folder "
-                           r"\(agent\.sock, filler\.bin\), not only its socket"):
+        with pytest.raises(SocketRefused, match=r"put files in its socket folder "
+                           r"\(filler\.bin\), where only its socket belongs; refused"):
             socket_dir.open_verified(LIMITS.uid)
     finally:
         server.close()
     assert socket_dir.fd is None
+
+
+def test_a_file_beside_the_socket_is_seen_before_the_socket(socket_dir: SocketDir) -> None:
+    (socket_dir.path / "filler.bin").write_bytes(b"x")
+    with pytest.raises(SocketRefused, match=r"put files in its socket folder \(filler\.bin\)"):
+        socket_dir.present()

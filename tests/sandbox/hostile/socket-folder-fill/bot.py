@@ -1,0 +1,40 @@
+"""Stores 8 MiB in its socket folder, the one folder it shares with the host, then serves as
+a legal bot would: the arena must refuse a socket folder that holds more than the socket.
+
+It refuses to start outside the arena's container.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from cardarena_sdk import Bot, Request, serve
+
+SANDBOX_ADDRESS = "unix:/run/cardarena/agent.sock"
+STORE = Path("/run/cardarena/store.bin")
+SIZE = 8 << 20
+
+
+def require_sandbox() -> None:
+    """Exit unless this runs in a container at the sandbox's socket address."""
+    if not os.path.exists("/.dockerenv") or os.environ.get("CARDARENA_ADDRESS") != SANDBOX_ADDRESS:
+        sys.exit("socket-folder-fill: refusing to run outside the Card Arena sandbox")
+
+
+class FirstLegal(Bot):
+    """The first legal action."""
+
+    name = "socket-folder-fill"
+
+    def act(self, request: Request) -> int:
+        """The first legal action."""
+        return request.legal_ids[0]
+
+
+if __name__ == "__main__":
+    require_sandbox()
+    STORE.write_bytes(b"\x01" * SIZE)
+    print(f"socket-folder-fill: stored {SIZE >> 20} MiB in {STORE}", file=sys.stderr, flush=True)
+    serve(FirstLegal)

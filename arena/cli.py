@@ -15,8 +15,9 @@ from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from arena import __version__
-from arena.agents import BotConfigError, BotSeat, PolicySeat, SeatSpec
+from arena.agents import BotConfigError, PolicySeat, SeatSpec
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, scaffold_bot
+from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
 from arena.match import DEFAULT_POLICY, MatchError, replay
@@ -31,6 +32,7 @@ from arena.match.timecontrol import (
     TimeControl,
 )
 from arena.policies import policy_names
+from arena.sandbox.errors import BuildError, SandboxError
 
 USAGE_ERROR = 2
 """The exit code of bad input."""
@@ -81,12 +83,31 @@ class ArenaGroup(TyperGroup):
         except (GameError, MatchError, BotConfigError) as error:
             typer.echo(error_line(str(error)), err=True)
             code = USAGE_ERROR
+        except SandboxError as error:
+            code = report_sandbox_error(error)
         except typer.Abort:
             typer.echo(error_line("aborted"), err=True)
             code = 1
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+BUILD_LOG_LINES = 30
+"""Lines of a failed build's log shown under its error line."""
+
+
+def report_sandbox_error(error: SandboxError) -> int:
+    """Print a sandbox error as one red line (a failed build: then its log's last lines); the
+    exit code: 1 for a failed build, 2 when Docker, the image or a limit is missing."""
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console.print(Text("error: ", style="red").append(" ".join(str(error).split())))
+    if not isinstance(error, BuildError):
+        return USAGE_ERROR
+    lines = error.log.rstrip().splitlines()[-BUILD_LOG_LINES:]
+    for line in lines:
+        console.print(Text("  " + line, style="dim"))
+    return SEAT_FAULT
 
 
 app = typer.Typer(
@@ -103,10 +124,20 @@ bench_app = typer.Typer(
 )
 app.add_typer(bench_app, name="bench")
 bot_app = typer.Typer(
-    help="Write bots: a new bot folder from a template, and a conformance check.",
+    help="Write bots: a new bot folder from a template, a conformance check, a Docker image.",
     no_args_is_help=True,
 )
 app.add_typer(bot_app, name="bot")
+images_app = typer.Typer(
+    help="Docker images for bots: the offline base image.",
+    no_args_is_help=True,
+)
+app.add_typer(images_app, name="images")
+sandbox_app = typer.Typer(
+    help="The Docker sandbox of untrusted bots: clean up what a stopped arena left behind.",
+    no_args_is_help=True,
+)
+app.add_typer(sandbox_app, name="sandbox")
 
 
 def _show_version(value: bool) -> None:
@@ -239,11 +270,13 @@ class PlayCommand(TyperCommand):
 
 
 def seat_specs(order: Sequence[str], bots: Sequence[str], policies: Sequence[str],
-               num_seats: int) -> list[SeatSpec]:
+               num_seats: int, sandbox: str = PROCESS,
+               allow_unenforced: frozenset[str] = frozenset()) -> list[SeatSpec]:
     """The players in command-line order, repeated cyclically over the seats."""
     if order.count("bot") != len(bots) or order.count("policy") != len(policies):
         order = ["bot"] * len(bots) + ["policy"] * len(policies)
-    bot_specs = iter([BotSeat.from_path(path) for path in bots])
+    check_sandbox(sandbox)
+    bot_specs = iter([bot_seat(ref, sandbox, allow_unenforced) for ref in bots])
     policy_specs = iter(PolicySeat(name) for name in policies)
     chosen: list[SeatSpec] = [next(bot_specs) if kind == "bot" else next(policy_specs)
                               for kind in order] or [PolicySeat(DEFAULT_POLICY)]
@@ -252,6 +285,16 @@ def seat_specs(order: Sequence[str], bots: Sequence[str], policies: Sequence[str
         raise MatchError(f"{len(chosen)} {what} given for {num_seats} seats; give at most "
                          f"{num_seats} (they repeat cyclically over the seats)")
     return [chosen[seat % len(chosen)] for seat in range(num_seats)]
+
+
+SANDBOX_OPTION = typer.Option(
+    "--sandbox", metavar="KIND",
+    help="How bot folders run: process (a local process) or docker (built into an image, "
+         "run in a hardened container).")
+ALLOW_UNENFORCED_OPTION = typer.Option(
+    "--allow-unenforced", metavar="LIMIT[,LIMIT]",
+    help="Run Docker bots even though the engine does not enforce these limits (trusted bots "
+         "only); repeatable.")
 
 
 @app.command(cls=PlayCommand)
@@ -266,8 +309,9 @@ def play(
     seed: Annotated[int, typer.Option(
         "--seed", "-s", min=0, max=MAX_SEED, help="The match seed.")] = 1,
     bot: Annotated[list[str] | None, typer.Option(
-        "--bot", metavar="PATH",
-        help="A bot folder (with bot.toml) for the next seat, run as a process over gRPC.")
+        "--bot", metavar="PATH|image:NAME",
+        help="A bot for the next seat: a folder (with bot.toml), run as --sandbox says, or "
+             "image:NAME, a bot image run in a hardened container.")
     ] = None,
     policy: Annotated[list[str] | None, typer.Option(
         "--policy", metavar="NAME",
@@ -294,6 +338,8 @@ def play(
     save: Annotated[Path | None, typer.Option(
         "--save", metavar="FILE", dir_okay=False,
         help="Write the match record (with --duplicate: the set) to FILE.")] = None,
+    sandbox: Annotated[str, SANDBOX_OPTION] = PROCESS,
+    allow_unenforced: Annotated[list[str] | None, ALLOW_UNENFORCED_OPTION] = None,
 ) -> None:
     """Play a match between bots and reference policies and show it hand by hand.
 
@@ -303,7 +349,8 @@ def play(
     """
     game = load_game(game_id, players, parse_params(param or []))
     order = ctx.meta.get(SEAT_ORDER, [])
-    specs = seat_specs(order, bot or [], policy or [], game.num_players)
+    specs = seat_specs(order, bot or [], policy or [], game.num_players, sandbox,
+                       parse_allowed(allow_unenforced or []))
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     result = run_duplicate(game, seed, specs, control, strikes=strikes,
                            rotations=None if duplicate else 1)
@@ -415,6 +462,27 @@ def bench_mc(
     bench_mc_command(deals, bot or SAMPLE_MC, as_json)
 
 
+@bench_app.command("sandbox")
+def bench_sandbox(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    starts: Annotated[int, typer.Option(
+        "--starts", metavar="N", help="Containers started for the cold-start figure.")] = 5,
+    decisions: Annotated[int, typer.Option(
+        "--decisions", metavar="N",
+        help="Round trips of each backend, at least (whole duplicate sets).")] = 800,
+    allow_unenforced: Annotated[list[str] | None, ALLOW_UNENFORCED_OPTION] = None,
+) -> None:
+    """Measure a Docker bot's cold start, and its round trip against the same bot as a process.
+
+    The random sample bot, built into its image: the time from creating a container to the
+    first decision received (p50 over --starts), and a decision's round trip in a container
+    and as a local process, in alternate duplicate sets of 2-seat briscola.
+    """
+    from arena.bench.sandbox import bench_sandbox_command
+
+    bench_sandbox_command(starts, decisions, as_json, parse_allowed(allow_unenforced or []))
+
+
 # --- arena bot --------------------------------------------------------------------------------
 
 
@@ -444,7 +512,9 @@ def bot_new(
 
 @bot_app.command("check")
 def bot_check(
-    path: Annotated[Path, typer.Argument(metavar="PATH", help="A bot folder (with bot.toml).")],
+    path: Annotated[str, typer.Argument(
+        metavar="PATH|image:NAME",
+        help="A bot folder (with bot.toml), or image:NAME, a bot image run in a container.")],
     game: Annotated[list[str] | None, typer.Option(
         "--game", metavar="ID",
         help="Check this game only; repeat for more (default: every game the bot claims).")
@@ -461,20 +531,128 @@ def bot_check(
     ] = DEFAULT_STARTUP_MS,
     seed: Annotated[int, typer.Option(
         "--seed", "-s", min=0, max=MAX_SEED, help="The seed of every checked deal.")] = 1,
+    sandbox: Annotated[str, SANDBOX_OPTION] = PROCESS,
+    allow_unenforced: Annotated[list[str] | None, ALLOW_UNENFORCED_OPTION] = None,
 ) -> None:
     """Check a bot: start-up, handshake, legal play, deadlines, clean shutdown.
 
     One deal of every game the bot claims (or each --game), the bot at seat 0 and the random
-    policy elsewhere. One line per check; exit code 0 when all pass, 1 otherwise.
+    policy elsewhere. One line per check; exit code 0 when all pass, 1 otherwise. A Docker bot
+    (image:NAME, or a folder with --sandbox docker) runs in a hardened container; a folder is
+    built into its image first.
     """
-    if not path.exists():
+    check_sandbox(sandbox)
+    if not path.startswith(IMAGE_PREFIX) and not Path(path).exists():
         raise CliError(f"bot {path}: no such file or directory")
+    allowed = parse_allowed(allow_unenforced or [])
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     emit = None if as_json else (lambda line: typer.echo(line.text()))
-    report = check_bot(path, game or [], control, seed, emit=emit)
+    report = check_bot(path, game or [], control, seed, emit=emit, sandbox=sandbox,
+                       allow_unenforced=allowed)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         typer.echo(report.summary())
     if not report.passed:
         raise typer.Exit(SEAT_FAULT)
+
+
+def build_steps(line: str) -> None:
+    """Show a build's steps (``Step 2/5 : COPY . /bot``) on stderr as they start."""
+    if line.startswith("Step "):
+        typer.echo(line, err=True)
+
+
+@bot_app.command("build")
+def bot_build(
+    path: Annotated[Path, typer.Argument(
+        metavar="PATH", help="A bot folder with bot.toml and a Dockerfile.")],
+    base: Annotated[str | None, typer.Option(
+        "--base", metavar="IMAGE",
+        help="The base image (the Dockerfile's ARG BASE; default: the offline Python base).")
+    ] = None,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", metavar="S", min=1, help="Stop a build that runs longer, in seconds.")
+    ] = None,
+) -> None:
+    """Build a bot folder's Docker image, tagged cardarena-bot/NAME:VERSION, and print it.
+
+    The build has no network and is cached; a build that fails, runs too long or grows too
+    large prints one error line and the end of the build log (exit code 1).
+    """
+    from arena.sandbox.images import build_bot_image
+
+    options: dict[str, Any] = {"progress": build_steps}
+    if base is not None:
+        options["base"] = base
+    if timeout is not None:
+        options["timeout_s"] = timeout
+    image = build_bot_image(path, **options)
+    typer.echo(f"built {image.ref} {image.image_id}")
+    typer.echo(f"next: arena bot check {IMAGE_PREFIX}{image.ref}")
+
+
+# --- arena images / sandbox -------------------------------------------------------------------
+
+
+@images_app.command("build-base")
+def images_build_base(
+    rebuild: Annotated[bool, typer.Option(
+        "--rebuild", help="Make the Debian root again (debootstrap) instead of reusing it.")
+    ] = False,
+) -> None:
+    """Build the base image of Python bots offline, from Debian packages and host wheels.
+
+    The image holds Python with card-arena, cardarena-sdk and their dependencies; nothing is
+    pulled from a registry. The Debian root is made once and reused; the Python layer is
+    built again (quickly, from Docker's cache, when nothing changed).
+    """
+    from arena.sandbox.images import BASE_IMAGE, build_base
+
+    image_id = build_base(rebuild=rebuild, progress=lambda line: typer.echo(line, err=True))
+    typer.echo(f"built {BASE_IMAGE} {image_id}")
+
+
+@sandbox_app.command("gc")
+def sandbox_gc(
+    everything: Annotated[bool, typer.Option(
+        "--all", help="Remove every sandbox container, even those of running arenas.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was removed as JSON.")
+                       ] = False,
+) -> None:
+    """Remove the containers and socket folders that stopped arenas left behind.
+
+    Found by their label; a container belongs to a stopped arena when the arena process that
+    started it on this host is gone. --all removes every one.
+    """
+    from arena.sandbox.engine import docker_client
+    from arena.sandbox.gc import collect
+
+    docker_client()
+    report = collect(everything=everything)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        for line in gc_lines(report.removed, report.socket_dirs, report.kept):
+            typer.echo(line)
+    for error in report.errors:
+        typer.echo(error_line(f"cannot remove {error}"), err=True)
+    if report.errors:
+        raise typer.Exit(SEAT_FAULT)
+
+
+def gc_lines(removed: Sequence[str], socket_dirs: Sequence[str],
+             kept: Sequence[str]) -> list[str]:
+    """What ``arena sandbox gc`` did, in a few lines."""
+
+    def count(items: Sequence[str], what: str) -> str:
+        """``1 container`` or ``3 containers``."""
+        return f"{len(items)} {what}{'' if len(items) == 1 else 's'}"
+
+    lines = [f"removed {count(removed, 'container')}"
+             + (f": {', '.join(removed)}" if removed else ""),
+             f"removed {count(socket_dirs, 'socket folder')}"]
+    if kept:
+        lines.append(f"kept {count(kept, 'container')} of running arenas or other hosts "
+                     f"(--all removes them too): {', '.join(kept)}")
+    return lines

@@ -1,8 +1,9 @@
-"""The agents of a conformance check: one bot process kept for every game it is checked on.
+"""The agents of a conformance check: one bot kept running for every game it is checked on.
 
 ``ObservedProcessAgent`` is a local-process agent that notes how its bot took SIGTERM (in
-time, socket removed); ``Borrowed`` lends an already launched agent to one run of the match
-runner, which then neither launches nor stops it, so the bot starts once for all the games.
+time, socket removed); ``arena.botkit.docker`` has the same for a container. ``Borrowed``
+lends an already launched agent to one run of the match runner, which then neither launches
+nor stops it, so the bot starts once for all the games.
 """
 
 from __future__ import annotations
@@ -11,9 +12,18 @@ import asyncio
 import signal
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from arena.agents import Agent, AgentExit, DealEnd, DealSetup, LocalProcessAgent, Reply, Turn
+from arena.agents import (
+    Agent,
+    AgentExit,
+    DealEnd,
+    DealSetup,
+    LocalProcessAgent,
+    ReadyInfo,
+    Reply,
+    Turn,
+)
 from arena.agents.process import SOCKET_NAME, exit_text
 from arena.games import Game
 
@@ -43,6 +53,64 @@ class StopNote:
         return ""
 
 
+class ObservedAgent(Protocol):
+    """A launched bot a check plays with: an agent that notes how it stopped."""
+
+    remote: bool
+    timed: bool
+    ready: ReadyInfo | None
+    stop_note: StopNote | None
+
+    @property
+    def label(self) -> str:
+        """The bot's name."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """The bot's description for the record."""
+        ...
+
+    async def launch(self, startup_s: float) -> None:
+        """Start the bot."""
+        ...
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Open a deal."""
+        ...
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The bot's answer."""
+        ...
+
+    async def close(self, end: DealEnd) -> None:
+        """End a deal."""
+        ...
+
+    async def shutdown(self) -> AgentExit:
+        """Stop the bot, noting how."""
+        ...
+
+    def exited(self) -> bool:
+        """True when the bot is known to have exited."""
+        ...
+
+    def mark_output(self) -> None:
+        """Start a new output window."""
+        ...
+
+    def output_windows(self) -> list[str]:
+        """The captured output per window."""
+        ...
+
+
+class GameClaims(Protocol):
+    """What a bot claims to play: a folder's manifest or an image's labels."""
+
+    def check_game(self, game_id: str) -> None:
+        """Raise ``BotConfigError`` when the bot does not play the game."""
+        ...
+
+
 class ObservedProcessAgent(LocalProcessAgent):
     """A local-process agent that notes whether its bot stops cleanly on SIGTERM.
 
@@ -64,11 +132,15 @@ class ObservedProcessAgent(LocalProcessAgent):
                                   grace_s=self.stop_grace_s)
         return status
 
+    def exited(self) -> bool:
+        """True when the bot's process has exited."""
+        return self.process is not None and self.process.returncode is not None
+
 
 class Borrowed(Agent):
     """A launched agent lent to one run: launch and shutdown do nothing; decisions are timed."""
 
-    def __init__(self, agent: LocalProcessAgent) -> None:
+    def __init__(self, agent: ObservedAgent) -> None:
         """Wrap the launched agent."""
         self.agent = agent
         self.remote = agent.remote
@@ -120,7 +192,8 @@ class Borrowed(Agent):
 class BorrowedSeat:
     """A seat spec that lends a launched agent to the runner (the one seat the bot plays)."""
 
-    agent: LocalProcessAgent
+    agent: ObservedAgent
+    claims: GameClaims
     borrowed: list[Borrowed]
 
     @property
@@ -129,8 +202,8 @@ class BorrowedSeat:
         return f"{self.agent.label} (bot)"
 
     def check(self, game: Game) -> None:
-        """The bot's manifest must list the game."""
-        self.agent.manifest.check_game(game.id)
+        """The bot's manifest (or image) must list the game."""
+        self.claims.check_game(game.id)
 
     def create_agent(self) -> Borrowed:
         """A new loan of the agent, kept for its timings."""

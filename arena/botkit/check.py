@@ -8,6 +8,10 @@ shutdown (the bot exits on SIGTERM within the grace period and removes its socke
 process starts once for all of them, and is stopped whatever happens (a SIGTERM to the arena
 first stops the bot, then ends the arena as SIGTERM would). A check that cannot run after an
 earlier failure is skipped.
+
+A Docker bot (``image:NAME``, or a folder with ``sandbox="docker"``) is checked the same way in
+one hardened container: the manifest line reads the image's labels (a folder's ``bot.toml``
+first, then an ``image`` line for its build), and the clean shutdown is the container's stop.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from arena.agents import (
     MANIFEST,
@@ -26,8 +31,9 @@ from arena.agents import (
     PolicySeat,
     SeatSpec,
 )
-from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedProcessAgent
+from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedAgent, ObservedProcessAgent
 from arena.botkit.report import FAIL, PASS, SKIP, CheckLine, CheckReport, last_output
+from arena.botkit.sources import PROCESS, image_name, is_docker, require_limits
 from arena.games import GameError, game_ids, load_game
 from arena.match.faults import Fault, FaultKind
 from arena.match.results import DealResult
@@ -35,17 +41,44 @@ from arena.match.runner import _SigtermGuard, run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.sandbox.errors import BuildError
+
+if TYPE_CHECKING:
+    from arena.sandbox.images import BotImage
 
 BOT_SEAT = 0
 """The seat the bot plays in every checked deal."""
 
-def unknown_games(manifest: BotManifest) -> list[str]:
+
+class Claims(Protocol):
+    """What a bot says it plays: a folder's manifest or an image's labels."""
+
+    @property
+    def name(self) -> str:
+        """The bot's name."""
+        ...
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The game ids it claims (``*`` for all)."""
+        ...
+
+    def plays(self, game_id: str) -> bool:
+        """True when it claims the game."""
+        ...
+
+    def check_game(self, game_id: str) -> None:
+        """Raise ``BotConfigError`` when it does not claim the game."""
+        ...
+
+
+def unknown_games(manifest: Claims) -> list[str]:
     """The game ids the manifest lists that this arena does not know (plugins not installed)."""
     known = set(game_ids())
     return [game_id for game_id in manifest.games if game_id != "*" and game_id not in known]
 
 
-def claimed_games(manifest: BotManifest, wanted: Sequence[str] = ()) -> list[str]:
+def claimed_games(manifest: Claims, wanted: Sequence[str] = ()) -> list[str]:
     """The game ids to check: ``wanted`` (each one the bot must claim), else all it claims."""
     known = game_ids()
     for game_id in wanted:
@@ -85,19 +118,19 @@ def _describe(fault: Fault) -> str:
     return f"{fault.kind}: {fault.detail}{where}"
 
 
-async def _play_game(game_id: str, agent: ObservedProcessAgent, control: TimeControl,
+async def _play_game(game_id: str, agent: ObservedAgent, claims: Claims, control: TimeControl,
                      seed: int) -> tuple[DealResult, Borrowed]:
     """One deal of a game with the bot at seat 0 and random policies elsewhere."""
     game = load_game(game_id)
     loans: list[Borrowed] = []
-    seats: list[SeatSpec] = [BorrowedSeat(agent, loans)]
+    seats: list[SeatSpec] = [BorrowedSeat(agent, claims, loans)]
     seats += [PolicySeat("random")] * (game.num_players - 1)
     result = await run_duplicate_async(game, seed, seats, control, rotations=1,
                                        match_id=f"check-{game_id}")
     return result.deals[0], loans[0]
 
 
-def _handshake(run: _Run, deal: DealResult, agent: ObservedProcessAgent) -> bool:
+def _handshake(run: _Run, deal: DealResult, agent: ObservedAgent) -> bool:
     """The handshake line from the first deal; False when it failed."""
     failed = [fault for fault in _bot_faults(deal, timeouts=False)
               if fault.kind == FaultKind.INIT_ERROR]
@@ -150,31 +183,28 @@ def _deadlines(run: _Run, played: list[tuple[str, DealResult, Borrowed]],
 async def check_bot_async(path: str | Path, games: Sequence[str] = (),
                           control: TimeControl | None = None, seed: int = 1,
                           temp_root: Path | None = None,
-                          emit: Callable[[CheckLine], None] | None = None) -> CheckReport:
-    """Run every check on a bot folder; ``emit`` gets each line as soon as it is known.
+                          emit: Callable[[CheckLine], None] | None = None,
+                          sandbox: str = PROCESS,
+                          allow_unenforced: frozenset[str] = frozenset()) -> CheckReport:
+    """Run every check on a bot folder or image; ``emit`` gets each line as soon as it is known.
 
     A game the bot does not claim, or an unknown game, in ``games`` raises ``BotConfigError``
-    or ``GameError`` before anything starts.
+    or ``GameError`` before anything starts; so do, for a Docker bot, ``DockerUnavailable``,
+    ``ImageNotFound`` and ``LimitsNotEnforced`` (a limit outside ``allow_unenforced``).
     """
     control = control or TimeControl()
     run = _Run(CheckReport(str(path)), emit or (lambda line: None))
-    try:
-        manifest = BotManifest.load(path)
-    except BotConfigError as error:
-        run.add("manifest", FAIL, str(error))
+    docker = is_docker(str(path), sandbox)
+    prepared = await _prepare(run, str(path), games, docker)
+    if prepared is None:
         return run.report
-    run.report.name = manifest.name
-    game_list = claimed_games(manifest, games)
-    count = len(game_list)
-    unknown = unknown_games(manifest)
-    if not game_list:
-        run.add("manifest", FAIL, f"bot {manifest.name}: no game of its {MANIFEST} is known "
-                                  f"here: {', '.join(unknown)}")
-        return run.report
-    note = f"; not known here: {', '.join(unknown)}" if unknown and not games else ""
-    run.add("manifest", PASS, f"{manifest.name} {manifest.version}, {manifest.language}, "
-                              f"{count} game{'' if count == 1 else 's'}{note}")
-    agent = ObservedProcessAgent(manifest, temp_root=temp_root)
+    claims, game_list, image = prepared
+    if image is not None:
+        await asyncio.to_thread(require_limits, image, allow_unenforced)
+        agent: ObservedAgent = _docker_agent(image, temp_root, allow_unenforced)
+    else:
+        assert isinstance(claims, BotManifest)
+        agent = ObservedProcessAgent(claims, temp_root=temp_root)
     failure: AgentFailure | None = None
     guard = _SigtermGuard()
     try:
@@ -185,7 +215,7 @@ async def check_bot_async(path: str | Path, games: Sequence[str] = (),
             failure = error
         else:
             run.add("start-up", PASS, seconds=time.monotonic() - start)
-            await _play_games(run, agent, game_list, control, seed)
+            await _play_games(run, agent, claims, game_list, control, seed)
     finally:
         guard.stopping = True
         try:
@@ -202,6 +232,83 @@ async def check_bot_async(path: str | Path, games: Sequence[str] = (),
     return run.report
 
 
+async def _prepare(run: _Run, path: str, games: Sequence[str], docker: bool,
+                   ) -> tuple[Claims, list[str], BotImage | None] | None:
+    """The manifest (and for a Docker bot, image) lines; what the bot claims, the games to
+    check and its image; None after a failed line."""
+    name = image_name(path)
+    claims: Claims
+    if name is not None:
+        image = await asyncio.to_thread(inspect_image, name)
+        run.report.name = image.name
+        claims = image
+    else:
+        try:
+            claims = BotManifest.load(path)
+        except BotConfigError as error:
+            run.add("manifest", FAIL, str(error))
+            return None
+        run.report.name = claims.name
+    game_list = claimed_games(claims, games)
+    count = len(game_list)
+    unknown = unknown_games(claims)
+    if not game_list:
+        where = MANIFEST if name is None else "image's labels"
+        run.add("manifest", FAIL, f"bot {claims.name}: no game of its {where} is known here: "
+                                  f"{', '.join(unknown)}")
+        return None
+    note = f"; not known here: {', '.join(unknown)}" if unknown and not games else ""
+    plural = f"{count} game{'' if count == 1 else 's'}{note}"
+    if name is not None:
+        run.add("manifest", PASS, f"{image.name} {image.version or '(no version)'}, "
+                                  f"image {image.ref} ({short_id(image.image_id)}), {plural}")
+        return claims, game_list, image
+    assert isinstance(claims, BotManifest)
+    run.add("manifest", PASS, f"{claims.name} {claims.version}, {claims.language}, {plural}")
+    if not docker:
+        return claims, game_list, None
+    start = time.monotonic()
+    try:
+        built = await asyncio.to_thread(build_image, Path(path))
+    except BotConfigError as error:
+        run.add("image", FAIL, str(error))
+        return None
+    except BuildError as error:
+        run.add("image", FAIL, f"{error} (`arena bot build {path}` shows the build log)")
+        return None
+    run.add("image", PASS, f"{built.ref} ({short_id(built.image_id)})",
+            seconds=time.monotonic() - start)
+    return claims, game_list, built
+
+
+def short_id(image_id: str) -> str:
+    """``sha256:`` and the first 12 hex digits of an image id."""
+    algorithm, _, digest = image_id.partition(":")
+    return f"{algorithm}:{digest[:12]}" if digest else image_id[:19]
+
+
+def inspect_image(name: str) -> BotImage:
+    """The bot image NAME on this machine (``ImageNotFound`` if none)."""
+    from arena.sandbox.images import inspect_bot_image
+
+    return inspect_bot_image(name)
+
+
+def build_image(folder: Path) -> BotImage:
+    """The bot folder's image, built or found in the build cache (``BuildError`` if not)."""
+    from arena.sandbox.images import build_bot_image
+
+    return build_bot_image(folder)
+
+
+def _docker_agent(image: BotImage, temp_root: Path | None,
+                  allow_unenforced: frozenset[str]) -> ObservedAgent:
+    """The observed container agent of a bot image."""
+    from arena.botkit.docker import ObservedDockerAgent
+
+    return ObservedDockerAgent(image, temp_root=temp_root, allow_unenforced=allow_unenforced)
+
+
 def _skip_games(run: _Run, game_list: Sequence[str], why: str, handshake: bool) -> None:
     """SKIP lines for the checks that need a bot that started (and shook hands)."""
     if handshake:
@@ -212,17 +319,17 @@ def _skip_games(run: _Run, game_list: Sequence[str], why: str, handshake: bool) 
     run.add("deadlines", SKIP, why)
 
 
-async def _play_games(run: _Run, agent: ObservedProcessAgent, game_list: Sequence[str],
-                      control: TimeControl, seed: int) -> None:
+async def _play_games(run: _Run, agent: ObservedAgent, claims: Claims,
+                      game_list: Sequence[str], control: TimeControl, seed: int) -> None:
     """The handshake, legal-play and deadlines lines."""
     played: list[tuple[str, DealResult, Borrowed]] = []
     shaken = False
     for game_id in game_list:
         check = f"legal play {game_id}"
-        if shaken and agent.process is not None and agent.process.returncode is not None:
+        if shaken and agent.exited():
             run.add(check, SKIP, "the bot is no longer running")
             continue
-        deal, loan = await _play_game(game_id, agent, control, seed)
+        deal, loan = await _play_game(game_id, agent, claims, control, seed)
         if not shaken:
             shaken = _handshake(run, deal, agent)
             if not shaken:
@@ -233,11 +340,11 @@ async def _play_games(run: _Run, agent: ObservedProcessAgent, game_list: Sequenc
     _deadlines(run, played, control)
 
 
-def _shutdown_line(run: _Run, agent: ObservedProcessAgent) -> None:
+def _shutdown_line(run: _Run, agent: ObservedAgent) -> None:
     """The clean-shutdown line."""
     note = agent.stop_note
     if note is None:
-        run.add("clean shutdown", FAIL, "the bot's process was not stopped")
+        run.add("clean shutdown", FAIL, "the bot was not stopped")
         return
     problem = note.problem()
     if problem:
@@ -248,6 +355,8 @@ def _shutdown_line(run: _Run, agent: ObservedProcessAgent) -> None:
 
 def check_bot(path: str | Path, games: Sequence[str] = (), control: TimeControl | None = None,
               seed: int = 1, temp_root: Path | None = None,
-              emit: Callable[[CheckLine], None] | None = None) -> CheckReport:
+              emit: Callable[[CheckLine], None] | None = None, sandbox: str = PROCESS,
+              allow_unenforced: frozenset[str] = frozenset()) -> CheckReport:
     """``check_bot_async`` in a new event loop."""
-    return asyncio.run(check_bot_async(path, games, control, seed, temp_root, emit))
+    return asyncio.run(check_bot_async(path, games, control, seed, temp_root, emit, sandbox,
+                                       allow_unenforced))

@@ -84,8 +84,8 @@ def socket_dir_of(container_labels: Mapping[str, str]) -> Path | None:
 def collect(everything: bool = False, match: Mapping[str, str] | None = None) -> GcReport:
     """Remove leftover sandbox containers (all of them with ``everything``) and their socket
     folders; ``match`` narrows the search to containers with these labels too."""
-    from docker.errors import DockerException, NotFound
     client = docker_client()
+    from docker.errors import DockerException, NotFound
     filters = [f"{labels.SANDBOX}=1", *(f"{key}={value}" for key, value in
                                         (match or {}).items())]
     host = socket.gethostname()

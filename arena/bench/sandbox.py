@@ -1,0 +1,491 @@
+"""``arena bench sandbox``: a Docker bot's cold start, and its round trip against a process.
+
+Two figures for the random sample bot, built into its image (cached) and run in the hardened
+container of every untrusted bot:
+
+- cold start: from the creation of the container to the first Decision the arena receives
+  from it, over several starts (each a deal against the random policy, in a new container);
+  the figure is the median (p50);
+- round trip: the bot in containers at every seat of duplicate sets, against the same bot
+  folder run as local processes, the two played in alternate sets so that the shared
+  machine's load falls on both alike; the round trip of a decision is the time the runner
+  records for it (from sending the request to having the answer). The containers and
+  processes start once, before the sets; their start-up is not part of this figure.
+
+The engine's limits are checked once (a probe container) before anything is timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import platform
+import statistics
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from arena.agents import (
+    Agent,
+    AgentExit,
+    AgentFailure,
+    BotManifest,
+    BotSeat,
+    DealEnd,
+    DealSetup,
+    PolicySeat,
+    Reply,
+    SeatSpec,
+    Turn,
+)
+from arena.bench.errors import BenchError
+from arena.bench.overhead import check_clean
+from arena.bench.protocol import (
+    SAMPLE_RANDOM,
+    Progress,
+    fail,
+    load_bot,
+    print_report,
+    status,
+    temp_root,
+)
+from arena.bench.stats import percentile
+from arena.botkit.sources import docker_seat, require_limits
+from arena.games import Game, load_game
+from arena.match.runner import run_duplicate_async
+from arena.sandbox.errors import BuildError
+
+GOAL_COLD_START_S = 1.5
+"""A container should give its first decision at most this many seconds after its creation."""
+
+GOAL_RATIO = 1.2
+"""A decision's p50 round trip in a container should be at most this many process p50s."""
+
+DEFAULT_GAME = "briscola"
+DEFAULT_STARTS = 5
+DEFAULT_DECISIONS = 800
+"""Round trips of each backend at least (a 2-seat briscola duplicate set has 80)."""
+
+STARTUP_S = 60.0
+"""How long a container or a process may take to listen (the machine may be busy)."""
+
+
+class LentAgent(Agent):
+    """A launched agent as one run sees it: launch and shutdown are the benchmark's business."""
+
+    def __init__(self, agent: Agent) -> None:
+        """Lend ``agent`` (already launched)."""
+        self.agent = agent
+        self.remote = agent.remote
+        self.timed = agent.timed
+
+    @property
+    def label(self) -> str:
+        """The agent's name."""
+        return self.agent.label
+
+    def describe(self) -> dict[str, Any]:
+        """The agent's description."""
+        return self.agent.describe()
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Open the deal."""
+        await self.agent.open(setup, ready_s)
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The agent's answer."""
+        return await self.agent.decide(turn, timeout_s)
+
+    async def close(self, end: DealEnd) -> None:
+        """Close the deal."""
+        await self.agent.close(end)
+
+
+class LentSeat:
+    """A seat spec for one launched agent, usable by any number of runs in turn."""
+
+    def __init__(self, spec: SeatSpec, agent: Agent) -> None:
+        """Seat ``agent`` (already launched), made by ``spec``."""
+        self.spec = spec
+        self.agent = agent
+
+    @property
+    def label(self) -> str:
+        """The label of the spec that made the agent."""
+        return self.spec.label
+
+    def check(self, game: Game) -> None:
+        """As the spec that made the agent checks."""
+        self.spec.check(game)
+
+    def create_agent(self) -> LentAgent:
+        """The launched agent, lent to one run."""
+        return LentAgent(self.agent)
+
+
+class FirstDecisionAgent(Agent):
+    """An agent that notes when its launch began and when its first answer arrived."""
+
+    def __init__(self, agent: Agent) -> None:
+        """Watch ``agent`` (not yet launched)."""
+        self.agent = agent
+        self.remote = agent.remote
+        self.timed = agent.timed
+        self.launch_ns: int | None = None
+        self.listening_ns: int | None = None
+        self.first_answer_ns: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The agent's name."""
+        return self.agent.label
+
+    def describe(self) -> dict[str, Any]:
+        """The agent's description."""
+        return self.agent.describe()
+
+    async def launch(self, startup_s: float) -> None:
+        """Note the time, then launch (a container: create, start, wait for its socket)."""
+        self.launch_ns = time.perf_counter_ns()
+        await self.agent.launch(startup_s)
+        self.listening_ns = time.perf_counter_ns()
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Open the deal."""
+        await self.agent.open(setup, ready_s)
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The agent's answer; the time of the first one is noted."""
+        reply = await self.agent.decide(turn, timeout_s)
+        if reply is not None and self.first_answer_ns is None:
+            self.first_answer_ns = time.perf_counter_ns()
+        return reply
+
+    async def close(self, end: DealEnd) -> None:
+        """Close the deal."""
+        await self.agent.close(end)
+
+    async def shutdown(self) -> AgentExit:
+        """Stop the agent."""
+        return await self.agent.shutdown()
+
+    def mark_output(self) -> None:
+        """A new output window."""
+        self.agent.mark_output()
+
+    def output_windows(self) -> list[str]:
+        """The agent's output."""
+        return self.agent.output_windows()
+
+    def cold_start_s(self) -> tuple[float, float]:
+        """Seconds from the launch to the first answer, and of those, to listening."""
+        if (self.launch_ns is None or self.listening_ns is None
+                or self.first_answer_ns is None):
+            raise BenchError(f"the bot {self.label} gave no decision")
+        return ((self.first_answer_ns - self.launch_ns) / 1e9,
+                (self.listening_ns - self.launch_ns) / 1e9)
+
+
+class FirstDecisionSeat:
+    """A seat spec whose agents note their cold start."""
+
+    def __init__(self, spec: SeatSpec) -> None:
+        """Wrap ``spec``."""
+        self.spec = spec
+        self.agents: list[FirstDecisionAgent] = []
+
+    @property
+    def label(self) -> str:
+        """The wrapped spec's label."""
+        return self.spec.label
+
+    def check(self, game: Game) -> None:
+        """As the wrapped spec checks."""
+        self.spec.check(game)
+
+    def create_agent(self) -> FirstDecisionAgent:
+        """The wrapped spec's agent, watched."""
+        agent = FirstDecisionAgent(self.spec.create_agent())
+        self.agents.append(agent)
+        return agent
+
+
+def _times(records: Sequence[Any]) -> list[int]:
+    """The recorded time of every decision of some match records (µs)."""
+    return [us for record in records for us in record.conduct.decision_us if us is not None]
+
+
+async def _cold_start(game: Game, spec: SeatSpec, seed: int) -> tuple[float, float]:
+    """One deal with the bot in a new container at seat 0: seconds to its first decision,
+    and of those, to listening on its socket."""
+    watched = FirstDecisionSeat(spec)
+    seats: list[SeatSpec] = [watched] + [PolicySeat("random")] * (game.num_players - 1)
+    result = await run_duplicate_async(game, seed, seats, rotations=1,
+                                       match_id=f"bench-sandbox-start-{seed}")
+    check_clean(result, "a deal with the bot in a container")
+    return watched.agents[0].cold_start_s()
+
+
+async def _launch(spec: SeatSpec, what: str) -> Agent:
+    """Make and launch one agent of ``spec``; a ``BenchError`` when it does not start."""
+    agent = spec.create_agent()
+    try:
+        await agent.launch(STARTUP_S)
+    except AgentFailure as failure:
+        await agent.shutdown()
+        tail = "".join(agent.output_windows()).strip()[-2000:]
+        raise BenchError(f"the bot {spec.label} ({what}) did not start: {failure.detail}"
+                         + (f"; its output: {tail}" if tail else "")) from None
+    except BaseException:
+        await agent.shutdown()
+        raise
+    return agent
+
+
+@contextlib.asynccontextmanager
+async def launched(spec: SeatSpec, count: int, what: str) -> AsyncIterator[list[LentSeat]]:
+    """``count`` agents of ``spec`` started together, lent to runs, stopped at the end."""
+    launches = [asyncio.ensure_future(_launch(spec, what)) for _ in range(count)]
+    results = await asyncio.gather(*launches, return_exceptions=True)
+    agents = [result for result in results if isinstance(result, Agent)]
+    try:
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        yield [LentSeat(spec, agent) for agent in agents]
+    finally:
+        await asyncio.gather(*(agent.shutdown() for agent in agents), return_exceptions=True)
+
+
+class _Samples:
+    """The round trips of both backends, and each set's median."""
+
+    def __init__(self) -> None:
+        """No samples yet."""
+        self.docker_us: list[int] = []
+        self.process_us: list[int] = []
+        self.docker_medians: list[float] = []
+        self.process_medians: list[float] = []
+
+
+async def _one_set(game: Game, seed: int, seats: list[LentSeat], what: str) -> list[int]:
+    """One duplicate set on deal ``seed``: its decisions' round trips."""
+    seat_specs: list[SeatSpec] = list(seats)
+    result = await run_duplicate_async(game, seed, seat_specs,
+                                       match_id=f"bench-sandbox-{what}-{seed}")
+    check_clean(result, f"a duplicate set with the bot {what}")
+    return _times(result.records)
+
+
+async def _round_trips(game: Game, docker: SeatSpec, process: SeatSpec, decisions: int,
+                       progress: Progress) -> _Samples:
+    """Alternate sets in containers and in processes until both have ``decisions`` samples."""
+    samples = _Samples()
+    players = game.num_players
+    progress("starting the containers and the processes")
+    async with launched(docker, players, "in a container") as in_docker, \
+            launched(process, players, "as a process") as as_process:
+        progress("warming up")
+        await _one_set(game, 0, in_docker, "in a container")
+        await _one_set(game, 0, as_process, "as a process")
+        seed = 1
+        while min(len(samples.docker_us), len(samples.process_us)) < decisions:
+            progress(f"round trips: {min(len(samples.docker_us), len(samples.process_us))} "
+                     f"of {decisions}")
+            first, second = (in_docker, as_process) if seed % 2 else (as_process, in_docker)
+            for seats in (first, second):
+                kind = "in a container" if seats is in_docker else "as a process"
+                times = await _one_set(game, seed, seats, kind)
+                if seats is in_docker:
+                    samples.docker_us += times
+                    samples.docker_medians.append(statistics.median(times))
+                else:
+                    samples.process_us += times
+                    samples.process_medians.append(statistics.median(times))
+            seed += 1
+    return samples
+
+
+async def _measure(game: Game, docker: SeatSpec, process: SeatSpec, starts: int,
+                   decisions: int, progress: Progress,
+                   ) -> tuple[list[tuple[float, float]], _Samples]:
+    """Every cold start, then the round trips."""
+    cold: list[tuple[float, float]] = []
+    for index in range(starts):
+        progress(f"cold start {index + 1} of {starts}")
+        cold.append(await _cold_start(game, docker, index))
+    samples = await _round_trips(game, docker, process, decisions, progress)
+    return cold, samples
+
+
+def _check_options(starts: int, decisions: int) -> None:
+    """Raise ``ValueError`` for options out of range."""
+    if starts < 1:
+        raise ValueError(f"starts must be at least 1, got {starts}")
+    if decisions < 1:
+        raise ValueError(f"decisions must be at least 1, got {decisions}")
+
+
+def _engine_version() -> str:
+    """The Docker engine's version, or an empty text."""
+    from arena.sandbox.engine import docker_client
+
+    with contextlib.suppress(Exception):
+        return str(docker_client().version().get("Version", ""))
+    return ""
+
+
+def _sample_image(bot: Path) -> Any:
+    """The bot folder's image, built (or found in the build cache)."""
+    from arena.sandbox.images import build_bot_image
+
+    try:
+        return build_bot_image(bot)
+    except BuildError as error:
+        tail = error.log.strip().splitlines()[-5:]
+        raise BenchError(f"{error}" + (f"; the build log ends: {' | '.join(tail)}"
+                                       if tail else "")) from None
+
+
+def run_sandbox_bench(starts: int = DEFAULT_STARTS, decisions: int = DEFAULT_DECISIONS,
+                      game_id: str = DEFAULT_GAME, bot: Path = SAMPLE_RANDOM,
+                      allow_unenforced: frozenset[str] = frozenset(),
+                      progress: Progress | None = None) -> dict[str, Any]:
+    """Measure cold starts and round trips in containers and processes; the JSON-ready report.
+
+    ``DockerUnavailable``, ``LimitsNotEnforced`` and ``ImageNotFound`` pass through (the
+    command line prints them as one line); a build or a deal that fails is a ``BenchError``.
+    """
+    _check_options(starts, decisions)
+    say = progress or (lambda text: None)
+    game = load_game(game_id)
+    manifest = load_bot(bot, game, SAMPLE_RANDOM)
+    say("building the bot's image")
+    image = _sample_image(bot)
+    say("checking the engine's limits")
+    require_limits(image, allow_unenforced)
+    return _run(game, manifest, image, starts, decisions, allow_unenforced, say)
+
+
+def _run(game: Game, manifest: BotManifest, image: Any, starts: int, decisions: int,
+         allow_unenforced: frozenset[str], progress: Progress) -> dict[str, Any]:
+    """Run the measurements in a short temporary folder; the report."""
+    with temp_root() as root:
+        docker = docker_seat(image, allow_unenforced, root)
+        process = BotSeat(manifest, root)
+        cold, samples = asyncio.run(_measure(game, docker, process, starts, decisions,
+                                             progress))
+    in_docker = _percentiles(samples.docker_us)
+    as_process = _percentiles(samples.process_us)
+    cold_p50 = round(statistics.median(first for first, _ in cold), 3)
+    listening_p50 = round(statistics.median(listening for _, listening in cold), 3)
+    ratio = round(in_docker["p50_us"] / as_process["p50_us"], 3)
+    return {
+        "game": game.id,
+        "players": game.num_players,
+        "bot": {"name": manifest.name, "version": manifest.version, "path": manifest.source},
+        "image": {"ref": image.ref, "image_id": image.image_id},
+        "cold_start_p50_s": cold_p50,
+        "cold_start_s": [round(first, 3) for first, _ in cold],
+        "listening_p50_s": listening_p50,
+        "listening_s": [round(listening, 3) for _, listening in cold],
+        "p50_us": in_docker["p50_us"],
+        "p99_us": in_docker["p99_us"],
+        "process_p50_us": as_process["p50_us"],
+        "process_p99_us": as_process["p99_us"],
+        "ratio": ratio,
+        "goal_cold_start_s": GOAL_COLD_START_S,
+        "goal_ratio": GOAL_RATIO,
+        "meets_cold_start_goal": cold_p50 <= GOAL_COLD_START_S,
+        "meets_ratio_goal": ratio <= GOAL_RATIO,
+        "starts": starts,
+        "round_trips": {"docker": len(samples.docker_us), "process": len(samples.process_us)},
+        "set_medians_us": {"docker": samples.docker_medians,
+                           "process": samples.process_medians},
+        "allow_unenforced": sorted(allow_unenforced),
+        "docker_version": _engine_version(),
+        "python": platform.python_version(),
+        "grpc": grpc.__version__,
+    }
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float]:
+    """p50 and p99 of some round trips, rounded to 0.1 µs."""
+    return {"p50_us": round(percentile(values, 50), 1), "p99_us": round(percentile(values, 99), 1)}
+
+
+def _mark(ok: bool) -> str:
+    """A green tick or a red cross."""
+    return "[green]✓[/green]" if ok else "[red]✗[/red]"
+
+
+def render_table(report: dict[str, Any]) -> Table:
+    """The report as a rich table: figure, value, goal and verdict."""
+    image = report["image"]
+    trips = report["round_trips"]
+    allowed = report["allow_unenforced"]
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption_justify="left",
+        title=f"Sandbox: the {report['bot']['name']} bot in a hardened container, "
+              f"{report['game']} with {report['players']} seats",
+        caption=(f"image {image['ref']} ({image['image_id'][:19]}); cold start: from "
+                 f"creating the container to the first Decision received, over "
+                 f"{report['starts']} starts (each a new container)\n"
+                 f"round trips: {trips['docker']} in containers and {trips['process']} with the "
+                 f"same bot folder as local processes, in alternate duplicate sets, the bot at "
+                 f"every seat\n"
+                 + (f"limits not enforced (allowed): {', '.join(allowed)}\n" if allowed else "")
+                 + f"Docker {report['docker_version'] or '?'}, Python {report['python']}, "
+                   f"grpcio {report['grpc']}"),
+    )
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right")
+    table.add_column("goal")
+    table.add_column("", justify="center")
+
+    def micros(value: float) -> str:
+        """A time in whole microseconds."""
+        return f"{value:,.0f} µs"
+
+    table.add_row("cold start to first decision, p50", f"{report['cold_start_p50_s']:.2f} s",
+                  f"≤ {report['goal_cold_start_s']:g} s",
+                  _mark(report["meets_cold_start_goal"]))
+    table.add_row("  each start", ", ".join(f"{s:.2f}" for s in report["cold_start_s"]) + " s",
+                  "", "")
+    table.add_row("  of which to listening, p50", f"{report['listening_p50_s']:.2f} s", "", "")
+    table.add_row("round trip p50 / p99, container",
+                  f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
+    table.add_row("round trip p50 / p99, process",
+                  f"{micros(report['process_p50_us'])} / {micros(report['process_p99_us'])}",
+                  "", "")
+    table.add_row("p50 container / process", f"{report['ratio']:.2f}",
+                  f"≤ {report['goal_ratio']:g}", _mark(report["meets_ratio_goal"]))
+    return table
+
+
+def bench_sandbox_command(starts: int = DEFAULT_STARTS, decisions: int = DEFAULT_DECISIONS,
+                          as_json: bool = False,
+                          allow_unenforced: frozenset[str] = frozenset()) -> None:
+    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot.
+
+    Docker errors (no engine, a limit not enforced) pass to the command line as one line."""
+    try:
+        _check_options(starts, decisions)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    try:
+        with status(Console(stderr=True)) as progress:
+            report = run_sandbox_bench(starts, decisions, allow_unenforced=allow_unenforced,
+                                       progress=progress)
+    except BenchError as error:
+        raise fail(error) from None
+    print_report(report, as_json, render_table(report))

@@ -1,0 +1,114 @@
+"""Bots as named on the command line: a folder run as a process, a folder built into a Docker
+image, or a Docker image (``image:NAME``), each made into the seat spec that plays it.
+
+The Docker modules are imported only when a Docker bot is asked for, so process bots work on a
+machine without the ``docker`` package; a Docker bot there raises ``DockerUnavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.agents import BotConfigError, BotSeat, SeatSpec
+
+if TYPE_CHECKING:
+    from arena.sandbox.images import BotImage
+
+IMAGE_PREFIX = "image:"
+"""A bot named ``image:NAME`` is the Docker image NAME (a tag or an image id)."""
+
+PROCESS, DOCKER = "process", "docker"
+SANDBOXES = (PROCESS, DOCKER)
+"""How a bot folder runs: as a local process, or built into an image and run in a container."""
+
+
+def image_name(ref: str) -> str | None:
+    """The image NAME of ``image:NAME``, or None for a bot folder."""
+    if not ref.startswith(IMAGE_PREFIX):
+        return None
+    name = ref[len(IMAGE_PREFIX):].strip()
+    if not name:
+        raise BotConfigError(f"bot {ref!r}: no image name after {IMAGE_PREFIX!r}; "
+                             f"write {IMAGE_PREFIX}NAME, such as "
+                             f"{IMAGE_PREFIX}cardarena-bot/random:1.0.0")
+    return name
+
+
+def is_docker(ref: str, sandbox: str = PROCESS) -> bool:
+    """True when the bot runs in a container: an ``image:`` name or ``--sandbox docker``."""
+    check_sandbox(sandbox)
+    return ref.startswith(IMAGE_PREFIX) or sandbox == DOCKER
+
+
+def check_sandbox(sandbox: str) -> None:
+    """Raise ``BotConfigError`` for an unknown sandbox."""
+    if sandbox not in SANDBOXES:
+        raise BotConfigError(f"unknown sandbox {sandbox!r}; choose {' or '.join(SANDBOXES)}")
+
+
+def limit_names() -> tuple[str, ...]:
+    """Every limit the sandbox checks, by the name ``--allow-unenforced`` takes."""
+    from arena.sandbox.probe import LIMIT_NAMES
+
+    return tuple(LIMIT_NAMES)
+
+
+def parse_allowed(items: Iterable[str]) -> frozenset[str]:
+    """The limit names of ``--allow-unenforced`` values (comma-separated, repeatable)."""
+    names = {name.strip() for item in items for name in item.split(",") if name.strip()}
+    if not names:
+        return frozenset()
+    known = limit_names()
+    unknown = sorted(names - set(known))
+    if unknown:
+        raise BotConfigError(f"--allow-unenforced: unknown limit {', '.join(unknown)}; "
+                             f"the limits are {', '.join(known)}")
+    return frozenset(names)
+
+
+def resolve_image(ref: str, sandbox: str = PROCESS) -> BotImage:
+    """The Docker image of a Docker bot: inspected (``image:NAME``) or built from its folder."""
+    from arena.sandbox.images import build_bot_image, inspect_bot_image
+
+    name = image_name(ref)
+    if name is not None:
+        return inspect_bot_image(name)
+    if sandbox != DOCKER:
+        raise BotConfigError(f"bot {ref}: not a Docker bot")
+    return build_bot_image(Path(ref))
+
+
+def require_limits(image: BotImage, allow_unenforced: frozenset[str] = frozenset()) -> None:
+    """Raise ``LimitsNotEnforced`` when the engine misses a limit not in ``allow_unenforced``
+    (a probe container of ``image`` with the default limits; once per process)."""
+    from arena.sandbox.limits import SandboxLimits
+    from arena.sandbox.probe import require_enforced
+
+    require_enforced(allow_unenforced, image.image_id, SandboxLimits())
+
+
+def docker_seat(image: BotImage, allow_unenforced: frozenset[str] = frozenset(),
+                temp_root: Path | None = None) -> SeatSpec:
+    """A seat for a bot image, run in a hardened container with the default limits."""
+    from arena.agents.seats import DockerSeat
+    from arena.sandbox.limits import SandboxLimits
+
+    return DockerSeat(image, limits=SandboxLimits(), temp_root=temp_root,
+                      allow_unenforced=allow_unenforced)
+
+
+def bot_seat(ref: str, sandbox: str = PROCESS, allow_unenforced: frozenset[str] = frozenset(),
+             temp_root: Path | None = None) -> SeatSpec:
+    """The seat spec of a bot named on the command line.
+
+    A bot folder runs as a process (``sandbox="process"``) or is built into an image and run
+    in a container (``"docker"``); ``image:NAME`` always runs in a container. For a Docker bot
+    the engine must enforce every limit outside ``allow_unenforced`` (``LimitsNotEnforced``).
+    """
+    if not is_docker(ref, sandbox):
+        return BotSeat.from_path(ref, temp_root)
+    image = resolve_image(ref, sandbox)
+    require_limits(image, allow_unenforced)
+    return docker_seat(image, allow_unenforced, temp_root)

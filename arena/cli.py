@@ -20,6 +20,7 @@ from arena.botkit import LANGUAGES, ScaffoldError, check_bot, scaffold_bot
 from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
+from arena.league.cli import leaderboard_command, league_app, report_command
 from arena.match import DEFAULT_POLICY, MatchError, replay
 from arena.match.faults import DEFAULT_STRIKES
 from arena.match.render import render_duplicate, render_match
@@ -138,6 +139,21 @@ sandbox_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(league_app, name="league")
+app.command("leaderboard")(leaderboard_command)
+app.command("report")(report_command)
+
+
+@app.command("worker", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def worker(ctx: typer.Context) -> None:
+    """Run league matches sent through a broker on this host (--help for the options)."""
+    try:
+        from arena.league.worker import main as worker_main
+    except ImportError as error:
+        raise typer.BadParameter(f"the worker needs Celery: pip install 'card-arena[celery]' "
+                                 f"({error})") from None
+    worker_main(list(ctx.args), prog_name="arena worker")
 
 
 def _show_version(value: bool) -> None:

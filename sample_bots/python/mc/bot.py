@@ -4,8 +4,9 @@ Per decision, while its time budget lasts, the bot samples a full state consiste
 its seat has seen (``cardarena_sdk.search``), and for every legal action plays that state out
 from the action with a rollout policy, adding up the playouts' values for its seat: the
 return plus a weighted share of the last hand's card points (a finer signal than a hand won
-or lost). It answers with the action of the best mean. With one legal action, or when no
-consistent state can be sampled, it plays the arena's heuristic instead.
+or lost). It answers with the action of the best mean over the samples it finished. With one
+legal action, when no consistent state can be sampled, or when the budget runs out before one
+sample is finished, it plays the arena's heuristic instead.
 
 Settings (environment): ``MC_BUDGET_MS`` time per decision (default 150, never more than half
 the time the request leaves), ``MC_ROLLOUT`` ``heuristic`` (default) or ``random``,
@@ -117,27 +118,39 @@ class MCBot(Bot):
 
     def search(self, observation: Observation, legal: Sequence[int], deadline: float
                ) -> dict[int, float] | None:
-        """Summed returns of each action over samples (one at least) until the deadline.
+        """Summed returns of each action over the samples finished before the deadline.
 
-        None when no state consistent with the observation can be sampled.
+        None when none was finished, or no state consistent with the observation can be sampled.
         """
         totals = dict.fromkeys(legal, 0.0)
         samples = 0
-        while True:
+        while time.perf_counter() < deadline:
             try:
                 state = self.sampler.sample(observation, self.rng)
             except SamplingError:
                 break
-            for action in legal:
-                after = state.clone()
-                after.apply_action(action)
-                for _ in range(self.rollouts.per_sample):
-                    totals[action] += self.rollouts.play_out(after.clone(), self.seat)
-            samples += 1
-            if time.perf_counter() >= deadline:
+            values = self.evaluate(state, legal, deadline)
+            if values is None:
                 break
+            for action, value in values.items():
+                totals[action] += value
+            samples += 1
         self.samples_used.append(samples)
         return totals if samples else None
+
+    def evaluate(self, state: State, legal: Sequence[int], deadline: float
+                 ) -> dict[int, float] | None:
+        """Each action's summed playout values on one sampled state; None when the deadline
+        passes before every action is played out (a partial sample would favour some)."""
+        values = {}
+        for action in legal:
+            if time.perf_counter() >= deadline:
+                return None
+            after = state.clone()
+            after.apply_action(action)
+            values[action] = sum(self.rollouts.play_out(after.clone(), self.seat)
+                                 for _ in range(self.rollouts.per_sample))
+        return values
 
     def _budget_s(self, request: Request) -> float:
         """Seconds for this decision: the budget, capped by the time the request leaves."""

@@ -1,0 +1,255 @@
+"""Creating a league: its entrants as bot versions and every match of its schedule, at once.
+
+An entrant is named as on the command line: a bot folder (run as a local process), a Docker
+image (``image:NAME``), or a reference policy (``random``, ``heuristic``) played in the worker
+itself. Each becomes a bot version in the store (``ensure_bot_version``): a folder is told apart
+by a hash of its files, an image by its id, and a policy is the bot ``policy:NAME`` with no
+path. For every game the league plays, ``schedule_game`` gives the duplicate sets; each becomes
+a match row named ``LEAGUE_ID/GAME/rR/tT/dD``. The league, its entrants and its matches are
+written in one transaction: bad input leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from arena.agents import BotManifest
+from arena.games import Game, game_ids, get_spec, load_game
+from arena.games.rng import MAX_SEED
+from arena.league.schedule import ScheduleError, schedule_game
+from arena.match.faults import DEFAULT_STRIKES
+from arena.match.timecontrol import TimeControl
+from arena.policies import policy_names
+from arena.store import BotKind, League, LeagueEntrant, Match, Store, ensure_bot_version
+
+POLICY_PREFIX = "policy:"
+"""The bot name of a reference policy entrant: ``policy:random``."""
+
+POLICY_VERSION = "builtin"
+"""The version string of a reference policy entrant."""
+
+IMAGE_PREFIX = "image:"
+"""An entrant named ``image:NAME`` is the Docker image NAME."""
+
+ALL_GAMES = "all"
+
+MAX_DEALS = 10_000
+"""The most deals (or rounds) a league may ask for per table."""
+
+SKIPPED_FILES = frozenset({"__pycache__", ".git", ".venv", "node_modules", "target", "build"})
+"""Folders left out of a bot folder's fingerprint."""
+
+
+class LeagueError(ValueError):
+    """Bad input for a league, or a league that does not exist: one line saying which."""
+
+
+@dataclass(frozen=True)
+class EntrantSpec:
+    """A bot version as the store keeps it, read from an entrant named on the command line."""
+
+    name: str
+    version: str
+    kind: BotKind
+    path: str | None = None
+    image_ref: str | None = None
+    image_id: str | None = None
+    fingerprint: str = ""
+    games: tuple[str, ...] = ("*",)
+    policy: str | None = None
+    """The reference policy, for a policy entrant."""
+
+    def plays(self, game_id: str) -> bool:
+        """True when the entrant says it plays the game."""
+        return "*" in self.games or game_id in self.games
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """How a league's matches are played: the clock and the strikes that forfeit a seat."""
+
+    time_control: TimeControl = field(default_factory=TimeControl)
+    strikes: int = DEFAULT_STRIKES
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form kept in ``leagues.settings``."""
+        return {"time_control": self.time_control.to_dict(), "strikes": self.strikes}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeagueSettings:
+        """Read the settings back (missing keys at their defaults)."""
+        control = data.get("time_control") or {}
+        return cls(TimeControl(**control), int(data.get("strikes", DEFAULT_STRIKES)))
+
+
+def entrant_spec(ref: str) -> EntrantSpec:
+    """The bot version an entrant names (a policy name first, then ``image:``, then a folder),
+    or ``BotConfigError`` / ``LeagueError`` saying why."""
+    if ref in policy_names():
+        return EntrantSpec(name=POLICY_PREFIX + ref, version=POLICY_VERSION, kind=BotKind.PROCESS,
+                           fingerprint=POLICY_PREFIX + ref, policy=ref)
+    if ref.startswith(IMAGE_PREFIX):
+        from arena.botkit.sources import resolve_image
+
+        image = resolve_image(ref)
+        return EntrantSpec(name=image.name, version=image.version, kind=BotKind.DOCKER,
+                           image_ref=image.ref, image_id=image.image_id,
+                           fingerprint=image.image_id, games=image.games)
+    if not Path(ref).exists() and os.sep not in ref and "/" not in ref:
+        raise LeagueError(f"unknown bot {ref!r}: give a bot folder (with bot.toml), "
+                          f"image:NAME, or a policy ({', '.join(policy_names())})")
+    manifest = BotManifest.load(ref)
+    return EntrantSpec(name=manifest.name, version=manifest.version, kind=BotKind.PROCESS,
+                       path=str(manifest.folder), fingerprint=folder_fingerprint(manifest.folder),
+                       games=manifest.games)
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """A hash of a bot folder's file names and contents (caches and VCS folders left out)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(name for name in dirs if name not in SKIPPED_FILES)
+        for name in sorted(files):
+            path = Path(root) / name
+            if path.suffix == ".pyc" or not path.is_file():
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def league_games(games: str | Sequence[str], entrants: Sequence[EntrantSpec]) -> list[Game]:
+    """The games a league plays, at their league seat count and default parameters.
+
+    ``"all"`` is every registered game that every entrant plays; a list names games that every
+    entrant must play.
+    """
+    if isinstance(games, str):
+        if games.strip() != ALL_GAMES:
+            return league_games([name.strip() for name in games.split(",") if name.strip()],
+                                entrants)
+        chosen = [game for game in game_ids() if all(entrant.plays(game) for entrant in entrants)
+                  and all(_policy_plays(entrant, game) for entrant in entrants)]
+        if not chosen:
+            raise LeagueError("the bots have no game in common")
+        return [_league_game(game) for game in chosen]
+    if not games:
+        raise LeagueError("a league needs at least one game")
+    if len(set(games)) != len(games):
+        raise LeagueError("a game is named twice in the league's games")
+    loaded = []
+    for game_id in games:
+        get_spec(game_id)
+        for entrant in entrants:
+            if not entrant.plays(game_id) or not _policy_plays(entrant, game_id):
+                raise LeagueError(f"bot {entrant.name} does not play {game_id}")
+        loaded.append(_league_game(game_id))
+    return loaded
+
+
+def _league_game(game_id: str) -> Game:
+    """A game at the seat count a league plays, with default parameters."""
+    spec = get_spec(game_id)
+    return load_game(game_id, spec.default_seats)
+
+
+def _policy_plays(entrant: EntrantSpec, game_id: str) -> bool:
+    """True unless the entrant is a reference policy the game does not have."""
+    if entrant.policy is None:
+        return True
+    from arena.agents import PolicySeat
+    from arena.games import GameError
+
+    try:
+        PolicySeat(entrant.policy).check(_league_game(game_id))
+    except GameError:
+        return False
+    return True
+
+
+def create_league(store: Store, name: str, bots: Sequence[str],
+                  games: str | Sequence[str] = ALL_GAMES, deals: int = 1, rounds: int = 1,
+                  seed: int = 0, settings: LeagueSettings | None = None,
+                  replace: bool = False) -> int:
+    """Persist a league, its entrants and every match of its schedule; the league's id.
+
+    ``replace`` first deletes a league of the same name with its matches and results (in the
+    same transaction); otherwise a name taken is bad input.
+
+    Raises ``LeagueError``, ``BotConfigError``, ``GameError`` or ``ScheduleError`` (one line)
+    for bad input, with nothing written.
+    """
+    name = name.strip()
+    if not name or "/" in name or len(name) > 100:
+        raise LeagueError(f"bad league name {name!r}: 1 to 100 characters, no '/'")
+    if not 1 <= deals <= MAX_DEALS or not 1 <= rounds <= MAX_DEALS:
+        raise LeagueError(f"deals and rounds must be 1..{MAX_DEALS}, got deals={deals}, "
+                          f"rounds={rounds}")
+    if not 0 <= seed <= MAX_SEED:
+        raise LeagueError(f"the seed must be 0..{MAX_SEED}, got {seed}")
+    if len(bots) < 2:
+        raise LeagueError(f"a league needs at least 2 bots, got {len(bots)}")
+    entrants = [entrant_spec(ref) for ref in bots]
+    played = league_games(games, entrants)
+    settings = settings or LeagueSettings()
+    with store.session() as session:
+        try:
+            taken = session.scalars(select(League).where(League.name == name)).one_or_none()
+            if taken is not None and not replace:
+                raise LeagueError(f"a league named {name!r} already exists (--replace "
+                                  "deletes it and its results)")
+            if taken is not None:
+                session.execute(delete(League).where(League.id == taken.id))
+            league = League(name=name, games=[game.id for game in played], deals=deals,
+                            rounds=rounds, settings={**settings.to_dict(), "seed": seed})
+            session.add(league)
+            # Written first, so the transaction is open before ensure_bot_version's savepoint:
+            # SQLite's Python driver would otherwise commit when the savepoint is released.
+            session.flush()
+            versions = [ensure_bot_version(
+                session, entrant.name, entrant.version, entrant.kind, path=entrant.path,
+                image_ref=entrant.image_ref, image_id=entrant.image_id,
+                fingerprint=entrant.fingerprint, games=entrant.games) for entrant in entrants]
+            ids = [version.id for version in versions]
+            if len(set(ids)) != len(ids):
+                raise LeagueError("a bot is named twice in the league's bots")
+            session.add_all(LeagueEntrant(league_id=league.id, bot_version_id=version_id,
+                                          position=position)
+                            for position, version_id in enumerate(ids))
+            rows = [row for game in played
+                    for row in _match_rows(league.id, game, ids, deals, rounds, seed)]
+            session.execute(insert(Match), rows)
+            session.commit()
+        except IntegrityError:
+            session.rollback()
+            raise LeagueError(f"a league named {name!r} already exists") from None
+        except BaseException:
+            session.rollback()
+            raise
+        return league.id
+
+
+def _match_rows(league_id: int, game: Game, entrants: list[int], deals: int, rounds: int,
+                seed: int) -> list[dict[str, Any]]:
+    """The match rows of one game's schedule."""
+    teams = game.teams()
+    try:
+        schedule = schedule_game(game.id, entrants, game.num_players, deals, rounds, seed,
+                                 teams=teams or None)
+    except ScheduleError as error:
+        raise ScheduleError(f"{game.id}: {error}") from None
+    params = dict(game.params)
+    return [{"id": f"{league_id}/{match.key}", "league_id": league_id, "game_id": game.id,
+             "params": params, "seats": game.num_players, "seed": match.seed,
+             "entrants": list(match.seats), "rotations": list(range(match.rotations))}
+            for match in schedule]
+

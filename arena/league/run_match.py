@@ -1,0 +1,209 @@
+"""Running one scheduled match under its lease: the unit of work of every executor.
+
+``run_match(match_id, store_url=...)`` claims the match's lease (another worker holding it, or
+the match being finished, makes it return ``"skipped"``), rebuilds the seats from the bot
+versions in the match row, plays the duplicate set with the match's seed and rotations while a
+thread renews the lease, and completes the match with one result row per seat and one record
+per deal. A failed attempt (a void deal, a bot folder gone, any error) is handed back with
+``fail_match``; at the attempt cap the match is void. An interrupt (``KeyboardInterrupt``)
+hands the lease back without using up the attempt and is raised again.
+
+The arguments are ids and strings only, so the function can be a Celery task's body or run in
+a spawned process; stores are opened once per process and kept.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Sequence
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, select, update
+from sqlalchemy.orm import Session
+
+from arena.agents import BotSeat, PolicySeat, SeatSpec
+from arena.games import load_game
+from arena.league.create import POLICY_PREFIX, LeagueSettings
+from arena.match import DuplicateResult, run_duplicate
+from arena.store import (
+    DEFAULT_MAX_ATTEMPTS,
+    BotKind,
+    BotVersion,
+    League,
+    Match,
+    MatchStatus,
+    Store,
+    claim_match,
+    complete_match,
+    fail_match,
+    open_store,
+    renew_lease,
+)
+from arena.store.outcomes import deal_records, seat_outcomes
+
+DEFAULT_LEASE_S = 120.0
+"""How long a lease lasts before it is renewed; a dead worker's match waits this long."""
+
+RENEWALS_PER_LEASE = 4
+"""How many times per lease period the running worker pushes its expiry."""
+
+SKIPPED, DONE, RETRY, VOID, LOST = "skipped", "done", "pending", "void", "lost"
+"""What ``run_match`` returns: not claimed, finished, handed back for another attempt, given
+up at the attempt cap, or played but refused at completion (the lease was lost)."""
+
+VOID_INFRA = "VOID_INFRA"
+"""The prefix of the error noted for a match whose attempt failed in the arena."""
+
+_STORES: dict[str, Store] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def process_store(store_url: str) -> Store:
+    """The store for a URL, opened once per process (and per fork) and kept."""
+    key = f"{os.getpid()}:{store_url}"
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = open_store(store_url)
+            _STORES[key] = store
+        return store
+
+
+def default_owner() -> str:
+    """A lease owner name unique to this call: host, process id and a random token."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def seat_for(version: BotVersion) -> SeatSpec:
+    """The seat spec that plays a bot version: a policy, a bot folder, or a Docker image."""
+    name = version.bot.name
+    if version.kind is BotKind.DOCKER:
+        from arena.agents.seats import DockerSeat
+
+        return DockerSeat.from_image(version.image_id or version.image_ref or name)
+    if version.path is None:
+        if not name.startswith(POLICY_PREFIX):
+            raise ValueError(f"bot version {version.id} ({name}) has neither a path nor an image")
+        return PolicySeat(name[len(POLICY_PREFIX):])
+    return BotSeat.from_path(version.path)
+
+
+def match_seats(session: Session, entrants: Sequence[int]) -> list[SeatSpec]:
+    """The seat specs of a match's entrants, in seat order (a bot in several seats: one spec
+    each, as every seat gets its own agent)."""
+    versions = {version.id: version for version in session.scalars(
+        select(BotVersion).where(BotVersion.id.in_(set(entrants))))}
+    specs: dict[int, SeatSpec] = {}
+    for version_id in entrants:
+        if version_id not in specs:
+            specs[version_id] = seat_for(versions[version_id])
+    return [specs[version_id] for version_id in entrants]
+
+
+class LeaseKeeper:
+    """A thread that renews a lease until stopped; ``lost`` once a renewal is refused."""
+
+    def __init__(self, store: Store, match_id: str, owner: str, lease_s: float) -> None:
+        """Start renewing every ``lease_s / RENEWALS_PER_LEASE`` seconds."""
+        self.lost = False
+        self._stop = threading.Event()
+        self._args = (store, match_id, owner, lease_s)
+        self._thread = threading.Thread(target=self._run, name=f"lease {match_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        """Renew until stopped or refused (a failed renewal is retried at the next tick)."""
+        store, match_id, owner, lease_s = self._args
+        while not self._stop.wait(lease_s / RENEWALS_PER_LEASE):
+            try:
+                with store.session() as session:
+                    if not renew_lease(session, match_id, owner, lease_s):
+                        self.lost = True
+                        return
+            except Exception:
+                continue
+
+    def stop(self) -> None:
+        """Stop renewing and wait for the thread."""
+        self._stop.set()
+        self._thread.join()
+
+
+def run_match(match_id: str, *, store_url: str, owner: str | None = None,
+              lease_s: float = DEFAULT_LEASE_S,
+              max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> str:
+    """Run one match under its lease; ``done``, ``skipped``, ``pending``, ``void`` or ``lost``."""
+    store = process_store(store_url)
+    owner = owner or default_owner()
+    with store.session() as session:
+        if not claim_match(session, match_id, owner, lease_s, max_attempts=max_attempts):
+            return SKIPPED
+    try:
+        with store.session() as session:
+            keeper = LeaseKeeper(store, match_id, owner, lease_s)
+            try:
+                match, result = _play(session, match_id)
+                outcomes = seat_outcomes(result, match.entrants)
+                records = deal_records(result)
+            finally:
+                keeper.stop()
+            done = complete_match(session, match_id, owner, outcomes, records)
+            return DONE if done else LOST
+    except KeyboardInterrupt:
+        with store.session() as session:
+            release_match(session, match_id, owner)
+        raise
+    except Exception as error:
+        detail = " ".join(str(error).split()) or type(error).__name__
+        with store.session() as session:
+            status = fail_match(session, match_id, owner,
+                                f"{VOID_INFRA}: {type(error).__name__}: {detail}",
+                                max_attempts=max_attempts)
+        if status is None:
+            return LOST
+        return VOID if status is MatchStatus.VOID else RETRY
+
+
+def _play(session: Session, match_id: str) -> tuple[Match, DuplicateResult]:
+    """Play a claimed match's duplicate set; the match row and the ``DuplicateResult``."""
+    match = session.get_one(Match, match_id)
+    league = session.get_one(League, match.league_id)
+    settings = LeagueSettings.from_dict(league.settings)
+    game = load_game(match.game_id, match.seats, match.params)
+    seats = match_seats(session, match.entrants)
+    session.commit()
+    result = run_duplicate(game, match.seed, seats, settings.time_control,
+                           strikes=settings.strikes, rotations=len(match.rotations),
+                           match_id=match.id)
+    return match, result
+
+
+def release_match(session: Session, match_id: str, owner: str) -> bool:
+    """Hand back an interrupted attempt: pending again, the attempt not counted; True if held."""
+    result = session.execute(update(Match).where(
+        Match.id == match_id, Match.status == MatchStatus.LEASED, Match.lease_owner == owner,
+    ).values(status=MatchStatus.PENDING, lease_owner=None, lease_expires=None,
+             attempts=Match.attempts - 1, started_at=None,
+             last_error="interrupted").execution_options(synchronize_session=False))
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount == 1
+
+
+def release_owners(session: Session, owner_prefix: str) -> list[str]:
+    """Hand back every lease held by an owner whose name starts with ``owner_prefix`` (its
+    workers are known to be stopped), attempts not counted; the match ids."""
+    held = session.scalars(select(Match.id).where(
+        Match.status == MatchStatus.LEASED,
+        Match.lease_owner.startswith(owner_prefix, autoescape=True))).all()
+    session.commit()
+    released = []
+    for match_id in held:
+        owner = session.scalar(select(Match.lease_owner).where(Match.id == match_id))
+        session.commit()
+        if owner is not None and release_match(session, match_id, owner):
+            released.append(match_id)
+    return released

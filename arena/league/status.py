@@ -1,0 +1,232 @@
+"""What the store says about a league: its matches by status, its standings, its played sets.
+
+Played sets are rebuilt from the stored deal records as ``(ScheduledMatch, DuplicateResult)``
+pairs, each bot named for display (``name``, or ``name version`` when a league holds two
+versions of one bot), so ratings, comparisons and reports read a league exactly as if it had
+just been played. Matches are ordered as scheduled: game in league order, round, table, deal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.agents import AgentExit
+from arena.league.create import POLICY_PREFIX, LeagueError
+from arena.league.schedule import ScheduledMatch
+from arena.match import DealResult, DuplicateResult, EntrantResult, MatchRecord
+from arena.match.faults import reason_code
+from arena.store import (
+    BotVersion,
+    League,
+    LeagueEntrant,
+    Match,
+    MatchRecordRow,
+    MatchStatus,
+    SeatResult,
+)
+
+PlayedSet = tuple[ScheduledMatch[str], DuplicateResult]
+
+
+@dataclass
+class LeagueStatus:
+    """How far a league is: matches per status, overall and per game, and the void ones."""
+
+    name: str
+    games: list[str]
+    bots: list[str]
+    total: int = 0
+    by_status: Counter[str] = field(default_factory=Counter)
+    by_game: dict[str, Counter[str]] = field(default_factory=dict)
+    void: list[tuple[str, str]] = field(default_factory=list)
+    """(match id, why) of every void match."""
+
+    @property
+    def done(self) -> int:
+        """Matches finished (done or void)."""
+        return self.by_status[MatchStatus.DONE.value] + self.by_status[MatchStatus.VOID.value]
+
+    @property
+    def finished(self) -> bool:
+        """True when no match is left to run."""
+        return self.done == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"name": self.name, "games": self.games, "bots": self.bots, "total": self.total,
+                "status": {status.value: self.by_status[status.value] for status in MatchStatus},
+                "by_game": {game: {status.value: counts[status.value] for status in MatchStatus}
+                            for game, counts in self.by_game.items()},
+                "void": [{"match": match_id, "reason": reason} for match_id, reason in self.void]}
+
+
+def find_league(session: Session, name: str) -> League:
+    """The league of that name, or ``LeagueError`` listing the leagues there are."""
+    league = session.scalars(select(League).where(League.name == name)).one_or_none()
+    if league is None:
+        names = session.scalars(select(League.name).order_by(League.id)).all()
+        known = ", ".join(names) if names else "none yet (arena league create)"
+        raise LeagueError(f"no league named {name!r}; leagues: {known}")
+    return league
+
+
+def bot_names(versions: Iterable[BotVersion]) -> dict[int, str]:
+    """A display name per bot version: the bot's name, with the version when two share it."""
+    versions = list(versions)
+    counts = Counter(version.bot.name for version in versions)
+    names = {}
+    for version in versions:
+        name = version.bot.name.removeprefix(POLICY_PREFIX) + (
+            " (policy)" if version.bot.name.startswith(POLICY_PREFIX) else "")
+        if counts[version.bot.name] > 1:
+            name += f" {version.version or version.fingerprint[:8]}"
+            if sum(v.bot.name == version.bot.name and v.version == version.version
+                   for v in versions) > 1:
+                name += f" {version.fingerprint[:8]}"
+        names[version.id] = name
+    return names
+
+
+def league_bots(session: Session, league: League) -> dict[int, str]:
+    """The league's entrants in creation order: bot version id to display name."""
+    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
+        LeagueEntrant.league_id == league.id).order_by(LeagueEntrant.position)).all()
+    return bot_names(versions)
+
+
+def schedule_key(games: Sequence[str], match_id: str) -> tuple[int, int, int, int]:
+    """Where a match sits in its league's schedule: game, round, table, deal."""
+    _, game, round_text, table, deal = match_id.rsplit("/", 4)
+    order = games.index(game) if game in games else len(games)
+    return order, int(round_text[1:]), int(table[1:]), int(deal[1:])
+
+
+def scheduled(match: Match, names: dict[int, str]) -> ScheduledMatch[str]:
+    """The schedule entry of a match row, with its bots by display name."""
+    _, _, round_text, table, deal = match.id.rsplit("/", 4)
+    return ScheduledMatch(game=match.game_id, round=int(round_text[1:]), table=int(table[1:]),
+                          deal=int(deal[1:]), seats=tuple(names[e] for e in match.entrants),
+                          seed=match.seed, rotations=len(match.rotations))
+
+
+def league_status(session: Session, name: str) -> LeagueStatus:
+    """The league's matches counted by status, overall and per game."""
+    league = find_league(session, name)
+    names = league_bots(session, league)
+    status = LeagueStatus(name=league.name, games=list(league.games), bots=list(names.values()))
+    rows = session.execute(select(Match.game_id, Match.status, func.count()).where(
+        Match.league_id == league.id).group_by(Match.game_id, Match.status)).all()
+    for game, match_status, count in rows:
+        status.total += count
+        status.by_status[match_status.value] += count
+        status.by_game.setdefault(game, Counter())[match_status.value] += count
+    status.by_game = {game: status.by_game.get(game, Counter()) for game in league.games}
+    status.void = [(row.id, row.last_error or "") for row in session.execute(
+        select(Match.id, Match.last_error).where(
+            Match.league_id == league.id, Match.status == MatchStatus.VOID).order_by(Match.id))]
+    session.commit()
+    return status
+
+
+def pending_matches(session: Session, league_id: int, games: Sequence[str]) -> list[str]:
+    """The ids of a league's matches not yet done or void (leased ones too), in schedule order."""
+    ids = session.scalars(select(Match.id).where(
+        Match.league_id == league_id,
+        Match.status.in_([MatchStatus.PENDING, MatchStatus.LEASED]))).all()
+    session.commit()
+    return sorted(ids, key=lambda match_id: schedule_key(games, match_id))
+
+
+def played_sets(session: Session, leagues: Sequence[League] | None = None,
+                game: str | None = None) -> tuple[list[PlayedSet], dict[int, str]]:
+    """The done matches of some leagues (all by default), rebuilt as played sets in schedule
+    order (league by league), and the display name of every bot version in them."""
+    if leagues is None:
+        leagues = list(session.scalars(select(League).order_by(League.id)))
+    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
+        LeagueEntrant.league_id.in_([league.id for league in leagues]))).unique().all()
+    names = bot_names(versions)
+    played: list[PlayedSet] = []
+    for league in leagues:
+        query = select(Match).where(Match.league_id == league.id,
+                                    Match.status == MatchStatus.DONE)
+        if game is not None:
+            query = query.where(Match.game_id == game)
+        matches = sorted(session.scalars(query),
+                         key=lambda match: schedule_key(league.games, match.id))
+        records = _records(session, [match.id for match in matches])
+        for match in matches:
+            played.append((scheduled(match, names),
+                           rebuild_result(match, records.get(match.id, []), names)))
+    session.commit()
+    return played, names
+
+
+def _records(session: Session, match_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The stored deal records of some matches, each match's in deal order."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(match_ids), 500):
+        chunk = match_ids[start:start + 500]
+        for row in session.scalars(select(MatchRecordRow).where(
+                MatchRecordRow.match_id.in_(chunk)).order_by(MatchRecordRow.match_id,
+                                                             MatchRecordRow.deal)):
+            found.setdefault(row.match_id, []).append(row.record)
+    return found
+
+
+def rebuild_result(match: Match, records: Sequence[dict[str, Any]],
+                   names: dict[int, str]) -> DuplicateResult:
+    """A finished match's ``DuplicateResult`` from its stored deal records."""
+    seats = match.seats
+    deals = [_deal(record) for record in records]
+    entrants = []
+    for index, version in enumerate(match.entrants):
+        mine = [(deal, deal.entrants.index(index)) for deal in deals]
+        entrants.append(EntrantResult(
+            index=index, label=names.get(version, str(version)), agent={"bot_version": version},
+            seats=tuple(seat for _, seat in mine),
+            returns=tuple(deal.returns[seat] for deal, seat in mine),
+            reasons=tuple(deal.reasons[seat] for deal, seat in mine), exit=AgentExit()))
+    return DuplicateResult(game=match.game_id, players=seats, params=dict(match.params),
+                           seed=match.seed, deals=tuple(deals), entrants=tuple(entrants))
+
+
+def _deal(data: dict[str, Any]) -> DealResult:
+    """One deal's result from its stored record (``rotation`` and ``entrants`` added)."""
+    entrants = tuple(int(entrant) for entrant in data["entrants"])
+    record = MatchRecord.from_dict({key: value for key, value in data.items()
+                                    if key not in ("rotation", "entrants")})
+    reports = record.conduct.seats if record.conduct is not None else ()
+    reasons = tuple(reason_code(report.reason) for report in reports) or (
+        reason_code("OK"),) * record.players
+    return DealResult(
+        rotation=int(data["rotation"]), entrants=entrants, labels=record.policies,
+        returns=record.returns, reasons=reasons,
+        details=tuple(report.detail for report in reports) or ("",) * record.players,
+        forfeited=tuple(report.forfeited for report in reports) or (False,) * record.players,
+        faults=record.conduct.faults if record.conduct is not None else (), record=record)
+
+
+def standings(session: Session, league_id: int, names: dict[int, str]
+              ) -> dict[str, list[tuple[str, float]]]:
+    """Per game, each bot's mean return per deal over the done matches, best first."""
+    rows = session.execute(select(Match.game_id, SeatResult.bot_version_id,
+                                  SeatResult.total_return, SeatResult.returns).join(
+        SeatResult, SeatResult.match_id == Match.id).where(
+        Match.league_id == league_id, Match.status == MatchStatus.DONE)).all()
+    session.commit()
+    sums: dict[str, dict[int, list[float]]] = {}
+    for game, version, total, returns in rows:
+        entry = sums.setdefault(game, {}).setdefault(version, [0.0, 0.0])
+        entry[0] += total
+        entry[1] += len(returns) or 1
+    return {game: sorted(((names.get(version, str(version)), total / count)
+                          for version, (total, count) in bots.items()),
+                         key=lambda item: (-item[1], item[0]))
+            for game, bots in sums.items()}

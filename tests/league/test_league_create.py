@@ -1,0 +1,155 @@
+"""Creating leagues: the rows match the schedule, and bad input leaves nothing behind.
+
+Every test runs on SQLite and on a private PostgreSQL (the fixtures of ``tests/store``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+from sqlalchemy import func, select
+from store import conftest as store_fixtures
+from typer.testing import CliRunner
+
+from arena.agents import BotConfigError
+from arena.cli import ArenaGroup
+from arena.games import GameError, load_game
+from arena.league.cli import league_app
+from arena.league.create import (
+    LeagueError,
+    LeagueSettings,
+    create_league,
+    folder_fingerprint,
+)
+from arena.league.schedule import schedule_game
+from arena.match.timecontrol import TimeControl
+from arena.store import (
+    BotKind,
+    BotVersion,
+    League,
+    LeagueEntrant,
+    Match,
+    MatchStatus,
+    Store,
+)
+
+pg_cluster = store_fixtures.pg_cluster
+store_url = store_fixtures.store_url
+store = store_fixtures.store
+
+SAMPLE_RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "random"
+
+
+def table_counts(store: Store) -> dict[str, int]:
+    """How many rows each league table holds."""
+    with store.session() as session:
+        counts = {model.__tablename__: session.scalar(select(func.count()).select_from(model))
+                  for model in (League, LeagueEntrant, Match, BotVersion)}
+        session.commit()
+    return counts
+
+
+def test_rows_match_the_schedule(store: Store) -> None:
+    """Every scheduled set is one pending match with its seed, entrants and rotations."""
+    settings = LeagueSettings(TimeControl(decision_ms=500, bank_ms=2000), strikes=2)
+    league_id = create_league(store, "cup", ["heuristic", "random", str(SAMPLE_RANDOM)],
+                              ["briscola", "tressette", "briscola-chiamata"], deals=2,
+                              rounds=2, seed=7, settings=settings)
+    with store.session() as session:
+        league = session.get_one(League, league_id)
+        assert league.games == ["briscola", "tressette", "briscola-chiamata"]
+        assert (league.deals, league.rounds, league.settings["seed"]) == (2, 2, 7)
+        assert LeagueSettings.from_dict(league.settings) == settings
+        versions = [entrant.bot_version for entrant in league.entrants]
+        assert [version.bot.name for version in versions] == [
+            "policy:heuristic", "policy:random", "random"]
+        assert versions[2].kind is BotKind.PROCESS
+        assert versions[2].path == str(SAMPLE_RANDOM)
+        assert versions[2].fingerprint == folder_fingerprint(SAMPLE_RANDOM)
+        ids = [version.id for version in versions]
+        rows = {match.id: match for match in session.scalars(
+            select(Match).where(Match.league_id == league_id))}
+        expected = 0
+        for game_id in league.games:
+            game = load_game(game_id)
+            for scheduled in schedule_game(game_id, ids, game.num_players, 2, 2, 7,
+                                           teams=game.teams() or None):
+                row = rows[f"{league_id}/{scheduled.key}"]
+                assert row.game_id == game_id
+                assert row.seats == game.num_players
+                assert row.seed == scheduled.seed
+                assert row.entrants == list(scheduled.seats)
+                assert row.rotations == list(range(scheduled.rotations))
+                assert row.params == dict(game.params)
+                assert (row.status, row.attempts) == (MatchStatus.PENDING, 0)
+                expected += 1
+        assert len(rows) == expected
+
+
+def test_all_games_are_those_every_bot_plays(store: Store, tmp_path: Path) -> None:
+    """``all`` leaves out the games a bot does not declare."""
+    picky = tmp_path / "picky"
+    picky.mkdir()
+    (picky / "bot.toml").write_text(
+        'name = "picky"\nversion = "1"\nlanguage = "python"\ncommand = ["python", "bot.py"]\n'
+        'games = ["scopa", "briscola"]\n', encoding="utf-8")
+    league_id = create_league(store, "two", ["random", str(picky)], "all")
+    with store.session() as session:
+        assert session.get_one(League, league_id).games == ["briscola", "scopa"]
+
+
+@pytest.mark.parametrize(("bots", "games", "error", "text"), [
+    (["random", "/no/such/bot"], "all", BotConfigError, "no such file"),
+    (["random", "nosuchpolicy"], "all", LeagueError, "unknown bot"),
+    (["random", "heuristic"], ["briscola", "nosuchgame"], GameError, "unknown game"),
+    (["random", "random"], ["briscola"], LeagueError, "named twice"),
+    (["random"], ["briscola"], LeagueError, "at least 2 bots"),
+])
+def test_bad_input_leaves_nothing(store: Store, bots: list[str], games: object,
+                                  error: type[Exception], text: str) -> None:
+    """Each bad input raises one clear error and writes no row."""
+    before = table_counts(store)
+    with pytest.raises(error, match=text):
+        create_league(store, "bad", bots, games)  # type: ignore[arg-type]
+    assert table_counts(store) == before
+
+
+def test_a_taken_name_leaves_the_first_league_alone(store: Store) -> None:
+    """A second league of one name is refused, the first untouched, no version added."""
+    create_league(store, "cup", ["random", "heuristic"], ["briscola"])
+    before = table_counts(store)
+    with pytest.raises(LeagueError, match="already exists"):
+        create_league(store, "cup", ["random", str(SAMPLE_RANDOM)], ["scopa"])
+    assert table_counts(store) == before
+
+
+def test_cli_create_and_bad_input(store_url: str) -> None:
+    """``league create`` prints the match count; bad input is one line and exit code 2."""
+    app = typer.Typer(cls=ArenaGroup)
+    app.add_typer(league_app, name="league")
+    runner = CliRunner()
+    made = runner.invoke(app, ["league", "create", "cup", "--bot", "random", "--bot",
+                               "heuristic", "--games", "briscola,scopa", "--db", store_url])
+    assert made.exit_code == 0, made.output
+    assert "2 games, 2 matches" in made.output
+    taken = runner.invoke(app, ["league", "create", "cup", "--bot", "random", "--bot",
+                                "heuristic", "--db", store_url])
+    assert taken.exit_code == 2
+    assert "already exists" in taken.output
+
+
+def test_replace_deletes_the_old_league_and_its_results(store: Store, store_url: str) -> None:
+    """``replace`` drops the old league with its matches and results, in the one transaction."""
+    from arena.league.run_match import DONE, run_match
+    from arena.store import SeatResult
+
+    old_id = create_league(store, "cup", ["random", "heuristic"], ["briscola"])
+    assert run_match(f"{old_id}/briscola/r0/t0/d0", store_url=store_url) == DONE
+    new_id = create_league(store, "cup", ["random", "heuristic"], ["scopa"], replace=True)
+    with store.session() as session:
+        assert session.scalars(select(League.id)).all() == [new_id]
+        assert session.scalars(select(Match.game_id)).all() == ["scopa"]
+        assert session.scalar(select(func.count()).select_from(SeatResult)) == 0
+        session.commit()

@@ -348,8 +348,7 @@ def report_command(
         "--quiet", "-q", help="Print only where the report was written.")] = False,
     db: Annotated[str | None, DB_OPTION] = None,
 ) -> None:
-    """Write a league's report: ratings, pairwise comparisons with 95% intervals, head to head,
-    decision times and rating plots, as Markdown and HTML; print it too (unless --quiet)."""
+    """Write a league's report (ratings, comparisons, decision times, plots) and print it."""
     from arena.league.report import build_report, render_terminal, write_report
 
     def load(store: Store) -> tuple[list[Any], dict[int, str], str]:

@@ -499,6 +499,24 @@ def bench_sandbox(
     bench_sandbox_command(starts, decisions, as_json, parse_allowed(allow_unenforced or []))
 
 
+@bench_app.command("league")
+def bench_league(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    matches: Annotated[int, typer.Option(
+        "--matches", metavar="N", help="Duplicate sets in the league (run twice).")] = 20,
+    workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 2,
+    broker: Annotated[str | None, typer.Option(
+        "--broker", metavar="URL", help="Celery's broker (default: a private redis-server).")
+    ] = None,
+    seconds: Annotated[float, typer.Option(
+        "--seconds", help="Time of the ceiling measurement.")] = 3.0,
+) -> None:
+    """Measure a league of process bots against the concurrent gRPC ceiling, and Celery's cost."""
+    from arena.bench.league import bench_league_command
+
+    bench_league_command(matches, workers, broker, seconds, as_json)
+
+
 # --- arena bot --------------------------------------------------------------------------------
 
 

@@ -90,7 +90,8 @@ def collect(everything: bool = False, match: Mapping[str, str] | None = None) ->
                                         (match or {}).items())]
     host = socket.gethostname()
     report = GcReport()
-    for container in client.containers.list(all=True, filters={"label": filters}):
+    for container in client.containers.list(all=True, ignore_removed=True,
+                                            filters={"label": filters}):
         container_labels: dict[str, Any] = dict(container.labels or {})
         if not is_leftover(container_labels, host, everything=everything):
             report.kept.append(container.name)

@@ -106,7 +106,7 @@ def short_root() -> Iterator[Path]:
 
 def our_containers(client: Any) -> list[Any]:
     """Containers (running or not) that this process labelled."""
-    return list(client.containers.list(all=True, filters={"label": [
+    return list(client.containers.list(all=True, ignore_removed=True, filters={"label": [
         f"{labels.SANDBOX}=1", f"{labels.ARENA_PID}={os.getpid()}"]}))
 
 

@@ -285,9 +285,12 @@ def test_a_bot_killed_for_memory_is_oom_with_its_limit(
 
 def test_each_deals_output_lands_in_its_own_window(
         bot_image: BotImageFactory, tmp_path: Path, leftovers: Path) -> None:
+    """Windows are split by Docker's log timestamps, which lag the bot's writes by the
+    daemon's reading delay: the bot waits 0.5 s after its line, far more than that lag."""
     image = bot_image(sdk_bot(
         tmp_path / "talker", "test-talker", "return request.random_action(self.rng)",
-        "self.rng = random.Random(match_seed(match)); print('starting', match.match_id)"))
+        "self.rng = random.Random(match_seed(match)); print('starting', match.match_id); "
+        "__import__('time').sleep(0.5)"))
     seat = KeptDockerSeat(DockerSeat(image, temp_root=leftovers))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")], match_id="talk")
     assert [deal.reasons for deal in result.deals] == [(OK, OK), (OK, OK)]

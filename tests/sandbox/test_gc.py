@@ -81,7 +81,7 @@ def run_label(docker_required: Any) -> Iterator[dict[str, str]]:
     label = {"cardarena.test.run": uuid.uuid4().hex}
     yield label
     client = docker_required
-    for container in client.containers.list(all=True, filters={"label": [
+    for container in client.containers.list(all=True, ignore_removed=True, filters={"label": [
             f"cardarena.test.run={label['cardarena.test.run']}"]}):
         container.remove(force=True)
 
@@ -109,8 +109,9 @@ def test_a_collection_removes_a_dead_arenas_container_and_socket_folder(
     assert report.removed == [dead.name] and report.kept == [live.name]
     assert report.socket_dirs == [str(dead_folder.outer)] and report.errors == []
     assert not dead_folder.outer.exists() and live_folder.outer.exists()
-    names = [c.name for c in client.containers.list(all=True, filters={"label": [
-        f"cardarena.test.run={run_label['cardarena.test.run']}"]})]
+    run = f"cardarena.test.run={run_label['cardarena.test.run']}"
+    names = [c.name for c in client.containers.list(all=True, ignore_removed=True,
+                                                    filters={"label": [run]})]
     assert names == [live.name]
     everything = collect(everything=True, match=run_label)
     assert everything.removed == [live.name] and not live_folder.outer.exists()

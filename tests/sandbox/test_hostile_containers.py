@@ -231,7 +231,8 @@ def play(hostile: KeptDockerSeat, opponent: KeptDockerSeat, seat: int) -> DealRe
 def assert_nothing_left(*seats: KeptDockerSeat) -> None:
     """Each agent's container is gone and its socket folder removed."""
     client = docker_client()
-    present = {container.id for container in client.containers.list(all=True)}
+    present = {container.id
+               for container in client.containers.list(all=True, ignore_removed=True)}
     for kept in seats:
         (agent,) = kept.agents
         assert agent.container_id and agent.container_id not in present

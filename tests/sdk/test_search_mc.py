@@ -29,12 +29,30 @@ def load(name: str) -> ModuleType:
     return module
 
 
-def play_match(game_id: str, players: int, seed: int, budget_ms: int) -> tuple[list[int], object]:
+class SteppingClock:
+    """A clock for the bot that moves a fixed step each time it is read (no wall time)."""
+
+    def __init__(self, step_s: float) -> None:
+        """Start at zero."""
+        self.step_s = step_s
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        """The time, one step later than the last reading."""
+        self.now += self.step_s
+        return self.now
+
+
+def play_match(game_id: str, players: int, seed: int, budget_ms: int,
+               clock: SteppingClock | None = None) -> tuple[list[int], object]:
     """A match with the mc bot in seat 0 and random play elsewhere; its searched samples."""
     game = load_game(game_id, players)
     state = game.new_initial_state(seed)
     match = MatchInfo(match_start_message(game, 0, f"test-{seed}", 1000, 0))
-    bot = load("bot").MCBot(budget_ms=budget_ms, rollout="random")
+    module = load("bot")
+    if clock is not None:
+        module.time = clock  # type: ignore[attr-defined]
+    bot = module.MCBot(budget_ms=budget_ms, rollout="random")
     bot.match = match
     bot.on_match_start(match)
     encoder, decoder = RequestEncoder(state, 0), ObservationDecoder()
@@ -53,9 +71,18 @@ def play_match(game_id: str, players: int, seed: int, budget_ms: int) -> tuple[l
 
 
 def test_mc_bot_plays_legal_actions_from_requests() -> None:
-    """Through a whole Briscola match every answer is legal and each search used samples."""
-    samples, state = play_match("briscola", 2, 3, budget_ms=5)
+    """Through a whole Briscola match every answer is legal and each search finished samples
+    (the bot's clock moves 1 ms a reading: at most 4 readings a sample, 5 ms a decision)."""
+    samples, state = play_match("briscola", 2, 3, budget_ms=5, clock=SteppingClock(0.001))
     assert samples and all(count >= 1 for count in samples)
+    assert state.is_terminal()
+
+
+def test_mc_bot_plays_the_heuristic_when_its_budget_ends_before_a_sample() -> None:
+    """A clock that passes the budget at its first reading leaves no finished sample: every
+    searched decision falls back to the heuristic, and every answer is still legal."""
+    samples, state = play_match("briscola", 2, 3, budget_ms=5, clock=SteppingClock(0.010))
+    assert samples and all(count == 0 for count in samples)
     assert state.is_terminal()
 
 

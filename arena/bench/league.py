@@ -1,0 +1,483 @@
+"""``arena bench league``: a league of process bots against the concurrent gRPC ceiling, and the
+cost of Celery dispatch against the local pool.
+
+Three measurements in one run, in a temporary SQLite database:
+
+- ceiling: the random and heuristic sample bots (real processes, started beforehand) play
+  duplicate sets of 2-seat briscola, one set at a time in each of ``workers`` lanes, all lanes
+  at once in one event loop (the machinery of ``arena bench protocol``): decisions per second;
+- local: a league of the same two bots (``--matches`` duplicate sets) run by the local pool of
+  ``workers`` processes: wall time, matches per hour, and decisions per second counted from the
+  stored records; every match starts its own bot processes, as a league does;
+- Celery: the same league again through a private redis-server (or ``--broker``) and one worker
+  process per pool worker, started and ready before the clock starts.
+
+A run's time per match is read from the stored timestamps: for each worker (the lease owner),
+the span from the end of its first match to the end of its last, summed over the workers and
+divided by the matches in those spans. It holds the matches and the gaps between them (for
+Celery: the acknowledgement and the next delivery), not the start of the pool nor a worker's
+first match, which pays its imports in both runs. With one match per worker, the whole spans
+are used. The Celery overhead is
+``(celery time per match - local time per match) / local time per match``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import math
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import select
+
+from arena.agents import BotConfigError, BotManifest
+from arena.bench.errors import BenchError
+from arena.bench.launched import launched_bots
+from arena.bench.overhead import check_clean
+from arena.bench.protocol import (
+    ROOT,
+    SAMPLE_RANDOM,
+    STARTUP_S,
+    Progress,
+    _throughput,
+    fail,
+    load_bot,
+    print_report,
+    status,
+    temp_root,
+)
+from arena.games import Game, load_game
+from arena.match.runner import run_duplicate_async
+
+GOAL_RATIO = 0.7
+"""The league's decisions per second should be at least this share of the ceiling's."""
+
+GOAL_CELERY_OVERHEAD = 0.05
+"""Celery dispatch should add less than this share to the time per match."""
+
+GAME = "briscola"
+PLAYERS = 2
+DEFAULT_MATCHES = 20
+DEFAULT_WORKERS = 2
+DEFAULT_CEILING_S = 3.0
+"""Seconds the ceiling measurement keeps starting new duplicate sets."""
+
+SAMPLE_HEURISTIC = ROOT / "sample_bots" / "python" / "heuristic"
+"""The heuristic sample bot of a source checkout."""
+
+WORKER_READY_S = 120.0
+"""How long a Celery worker may take to start consuming (the machine may be busy)."""
+
+LEAGUE_TIMEOUT_S = 1800.0
+"""The longest the Celery league may take before the benchmark gives up."""
+
+REDIS_START_S = 10.0
+"""How long redis-server may take to answer on its socket."""
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What one run of the league did, read from the store."""
+
+    matches: int
+    wall_s: float
+    decisions: int
+    match_s: float
+    """Time per match in the steady state, from the workers' spans (``time_per_match``)."""
+    play_s: float
+    """The mean time from claiming a match to completing it."""
+    decision_share: float
+    """The share of the play time spent waiting for the bots' decisions."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form with the rates."""
+        return {"matches": self.matches, "wall_s": round(self.wall_s, 3),
+                "matches_per_hour": round(self.matches / self.wall_s * 3600, 1),
+                "decisions": self.decisions,
+                "decisions_per_s": round(self.decisions / self.wall_s, 1),
+                "match_s": round(self.match_s, 4), "play_s": round(self.play_s, 4),
+                "decision_share": round(self.decision_share, 4)}
+
+
+def run_figures(store_url: str, league: str, wall_s: float) -> RunFigures:
+    """The figures of a finished league from its stored matches and records."""
+    from arena.league.status import find_league
+    from arena.store import Match, MatchRecordRow, MatchStatus, open_store
+
+    with open_store(store_url) as store, store.session() as session:
+        league_id = find_league(session, league).id
+        rows = session.execute(select(
+            Match.id, Match.status, Match.lease_owner, Match.started_at, Match.finished_at,
+        ).where(Match.league_id == league_id)).all()
+        records = session.scalars(select(MatchRecordRow.record).join(Match).where(
+            Match.league_id == league_id)).all()
+        session.commit()
+    undone = [row.id for row in rows if row.status != MatchStatus.DONE]
+    if undone or not rows:
+        raise BenchError(f"league {league}: {len(undone)} of {len(rows)} matches not played "
+                         f"({', '.join(undone[:3])})")
+    spans: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for row in rows:
+        spans[row.lease_owner or row.id].append(
+            (row.started_at.timestamp(), row.finished_at.timestamp()))
+    play = sum(end - start for held in spans.values() for start, end in held)
+    decided_us = sum(us or 0 for record in records for us in record.get("decision_us") or [])
+    return RunFigures(matches=len(rows), wall_s=wall_s,
+                      decisions=sum(len(record["actions"]) for record in records),
+                      match_s=time_per_match(list(spans.values())), play_s=play / len(rows),
+                      decision_share=decided_us / 1e6 / play if play > 0 else 0.0)
+
+
+def time_per_match(workers: list[list[tuple[float, float]]]) -> float:
+    """Seconds per match from each worker's (start, end) times: the span from the end of its
+    first match to the end of its last, per match after the first (the first pays the
+    worker's imports); the whole spans, per match, when no worker played two."""
+    warm = [sorted(held, key=lambda times: times[1]) for held in workers if len(held) > 1]
+    if warm:
+        return (sum(held[-1][1] - held[0][1] for held in warm)
+                / sum(len(held) - 1 for held in warm))
+    return sum(end - start for held in workers for start, end in held) / len(workers)
+
+
+async def _ceiling(game: Game, bots: list[BotManifest], lanes: int, seconds: float,
+                   root: Path) -> dict[str, Any]:
+    """Decisions per second with ``lanes`` duplicate sets of the bots at once (after one
+    unmeasured set per lane)."""
+    seeds = itertools.count(1)
+    async with contextlib.AsyncExitStack() as stack:
+        launched = [await stack.enter_async_context(launched_bots(bot, root, lanes, STARTUP_S))
+                    for bot in bots]
+        seats = [[copies[lane] for copies in launched] for lane in range(lanes)]
+        warm = await asyncio.gather(*(run_duplicate_async(game, next(seeds), lane)
+                                      for lane in seats))
+        for result in warm:
+            check_clean(result, "a duplicate set of the sample bots")
+        return await _throughput(game, seats, seconds, seeds)
+
+
+def measure_ceiling(game: Game, bots: list[BotManifest], lanes: int, seconds: float,
+                    root: Path) -> dict[str, Any]:
+    """The concurrent gRPC ceiling: decisions per second with ``lanes`` matches at once."""
+    return asyncio.run(_ceiling(game, bots, lanes, seconds, root))
+
+
+def measure_local(store_url: str, league: str, workers: int,
+                  progress: Progress) -> RunFigures:
+    """Run the league in the local pool; its figures."""
+    from arena.league.local import run_league
+
+    def hook(state: Any, leaders: Any, note: str) -> None:
+        """Show the matches done."""
+        progress(f"local pool: {state.done} of {state.total} matches")
+
+    started = time.perf_counter()
+    summary = run_league(store_url, league, workers=workers, progress=hook)
+    wall = time.perf_counter() - started
+    if summary.interrupted:
+        raise KeyboardInterrupt
+    return run_figures(store_url, league, wall)
+
+
+class RedisProcess:
+    """A private redis-server on a unix socket in a folder, without persistence."""
+
+    def __init__(self, folder: Path) -> None:
+        """A server that keeps its socket and log in ``folder`` (not started yet)."""
+        self.folder = folder
+        self.socket_path = folder / "redis.sock"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The broker URL of the server."""
+        return f"redis+socket://{self.socket_path}"
+
+    def start(self) -> None:
+        """Start redis-server and wait until it answers PING; ``BenchError`` if it cannot."""
+        binary = shutil.which("redis-server") or shutil.which("redis-server",
+                                                              path="/usr/sbin:/usr/bin")
+        if binary is None:
+            raise BenchError("redis-server is not installed (apt-get install redis-server) "
+                             "and no --broker was given")
+        command = [binary, "--port", "0", "--unixsocket", str(self.socket_path),
+                   "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+                   "--dir", str(self.folder), "--logfile", str(self.folder / "redis.log")]
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + REDIS_START_S
+        while not self.ping():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise BenchError("redis-server did not start")
+            time.sleep(0.02)
+
+    def ping(self) -> bool:
+        """True if the server answers PING."""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                client.settimeout(1.0)
+                client.connect(str(self.socket_path))
+                client.sendall(b"PING\r\n")
+                return client.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """Kill the server and wait for it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+        self.process = None
+
+
+class CeleryWorkers:
+    """``arena worker`` processes (one match at a time each), each in its own session so that
+    any bot it leaves behind goes with it."""
+
+    def __init__(self, folder: Path, broker_url: str, store_url: str) -> None:
+        """No worker yet."""
+        self.folder = folder
+        self.broker_url = broker_url
+        self.store_url = store_url
+        self.started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start(self, count: int) -> None:
+        """Start ``count`` workers and wait until each consumes from the broker."""
+        for index in range(count):
+            log = self.folder / f"worker-{index}.log"
+            command = [sys.executable, "-m", "arena.league.worker", "--broker",
+                       self.broker_url, "--db", self.store_url, "--loglevel", "INFO"]
+            with log.open("wb") as out:
+                self.started.append((subprocess.Popen(
+                    command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    start_new_session=True), log))
+        deadline = time.monotonic() + WORKER_READY_S
+        for process, log in self.started:
+            while " ready." not in log.read_text(errors="replace"):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchError(f"a Celery worker did not start: {self.tail(log)}")
+                time.sleep(0.05)
+
+    def check_alive(self) -> None:
+        """Raise ``BenchError`` when a worker has exited."""
+        for process, log in self.started:
+            if process.poll() is not None:
+                raise BenchError(f"a Celery worker exited: {self.tail(log)}")
+
+    @staticmethod
+    def tail(log: Path) -> str:
+        """The last lines of a worker's log, on one line."""
+        lines = log.read_text(errors="replace").strip().splitlines()[-3:]
+        return " | ".join(lines) or "no output"
+
+    def stop(self) -> None:
+        """Stop every worker (SIGTERM to its session, SIGKILL if it lingers)."""
+        for process, _ in self.started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process, _ in self.started:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=30)
+
+
+def measure_celery(store_url: str, league: str, workers: int, broker: str | None, root: Path,
+                   progress: Progress) -> tuple[RunFigures | None, str | None]:
+    """Run the league through Celery; its figures, or None and the one-line reason why not."""
+    try:
+        from arena.league.celery_app import CelerySettings, DistributionError, check_broker
+        from arena.league.celery_app import make_celery_app as celery_app
+        from arena.league.dispatch import LeagueCounts, dispatch_league
+    except ModuleNotFoundError as error:
+        return None, (f"Celery is not installed (no module {error.name}): "
+                      "pip install 'card-arena[celery]'")
+    redis = RedisProcess(root) if broker is None else None
+    broker_url = redis.url if redis is not None else str(broker)
+    pool = CeleryWorkers(root, broker_url, store_url)
+    try:
+        if redis is not None:
+            progress("starting redis-server")
+            redis.start()
+        check_broker(celery_app(CelerySettings(broker_url)))
+        progress(f"starting {workers} Celery workers")
+        pool.start(workers)
+        deadline = time.monotonic() + LEAGUE_TIMEOUT_S
+
+        def watch(counts: LeagueCounts) -> None:
+            """Show the matches done; stop if a worker died or the league takes too long."""
+            progress(f"Celery: {counts.finished} of {counts.total} matches")
+            pool.check_alive()
+            if time.monotonic() > deadline:
+                raise BenchError(f"the Celery league took over {LEAGUE_TIMEOUT_S:g} s")
+
+        started = time.perf_counter()
+        dispatch_league(store_url, league, broker_url, watch, poll_s=0.1)
+        wall = time.perf_counter() - started
+    except (BenchError, DistributionError) as error:
+        return None, " ".join(str(error).split())
+    finally:
+        pool.stop()
+        if redis is not None:
+            redis.stop()
+    return run_figures(store_url, league, wall), None
+
+
+def _ratio(value: float, baseline: float) -> float:
+    """``value / baseline``, rounded."""
+    return round(value / baseline, 4)
+
+
+def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORKERS,
+                     broker: str | None = None, ceiling_s: float = DEFAULT_CEILING_S,
+                     progress: Progress | None = None,
+                     bots: tuple[Path, Path] = (SAMPLE_RANDOM, SAMPLE_HEURISTIC),
+                     ) -> dict[str, Any]:
+    """Measure the ceiling, the local league and the Celery league; the JSON-ready report."""
+    _check_options(matches, workers, ceiling_s)
+    from arena.league.create import create_league
+    from arena.store import open_store
+
+    say = progress or (lambda text: None)
+    game = load_game(GAME, PLAYERS)
+    manifests = [load_bot(bot, game, sample) for bot, sample in
+                 zip(bots, (SAMPLE_RANDOM, SAMPLE_HEURISTIC), strict=True)]
+    with temp_root() as root:
+        store_url = f"sqlite:///{root / 'bench.db'}"
+        with open_store(store_url) as store:
+            for name in ("local", "celery"):
+                create_league(store, name, [str(bot.folder) for bot in manifests], [GAME],
+                              deals=matches)
+        say(f"the ceiling: {workers} matches at once")
+        ceiling = measure_ceiling(game, manifests, workers, ceiling_s, root)
+        local = measure_local(store_url, "local", workers, say)
+        celery, note = measure_celery(store_url, "celery", workers, broker, root, say)
+    local_figures = local.to_dict()
+    decisions_per_s = local_figures["decisions_per_s"]
+    ratio = _ratio(decisions_per_s, ceiling["decisions_per_s"])
+    overhead = None if celery is None else _ratio(celery.match_s - local.match_s, local.match_s)
+    return {
+        "game": game.id,
+        "players": game.num_players,
+        "bots": [{"name": bot.name, "version": bot.version, "path": bot.source}
+                 for bot in manifests],
+        "matches": matches,
+        "workers": workers,
+        "decisions_per_s": decisions_per_s,
+        "matches_per_hour": local_figures["matches_per_hour"],
+        "ceiling_decisions_per_s": ceiling["decisions_per_s"],
+        "ratio": ratio,
+        "celery_overhead_fraction": overhead,
+        "goal_ratio": GOAL_RATIO,
+        "goal_celery_overhead": GOAL_CELERY_OVERHEAD,
+        "meets_ratio_goal": ratio >= GOAL_RATIO,
+        "meets_celery_goal": None if overhead is None else overhead < GOAL_CELERY_OVERHEAD,
+        "local": local_figures,
+        "celery": None if celery is None else celery.to_dict(),
+        "celery_note": note,
+        "ceiling": ceiling,
+        "ceiling_seconds": ceiling_s,
+        "python": platform.python_version(),
+    }
+
+
+def _check_options(matches: int, workers: int, ceiling_s: float) -> None:
+    """Raise ``ValueError`` for options out of range."""
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1, got {matches}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if not math.isfinite(ceiling_s) or ceiling_s < 0:
+        raise ValueError(f"ceiling seconds must not be negative, got {ceiling_s}")
+
+
+def _mark(ok: bool | None) -> str:
+    """A green tick, a red cross, or a dash when not measured."""
+    if ok is None:
+        return "–"
+    return "[green]✓[/green]" if ok else "[red]✗[/red]"
+
+
+def render_table(report: dict[str, Any]) -> Table:
+    """The report as a rich table: figure, value, goal and verdict."""
+    bots = " vs ".join(bot["name"] for bot in report["bots"])
+    ceiling = report["ceiling"]
+    table = Table(
+        box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left",
+        title=f"League: {bots}, {report['game']} with {report['players']} seats, "
+              f"{report['matches']} duplicate sets, {report['workers']} workers",
+        caption=(f"ceiling: {ceiling['matches']} sets at once with bots started beforehand, "
+                 f"{ceiling['decisions']} decisions in {ceiling['seconds']:.1f} s; a league "
+                 f"match starts its own bots\ntime per match: from the stored timestamps, "
+                 f"each worker's first match left out\nPython {report['python']}"))
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right")
+    table.add_column("goal")
+    table.add_column("", justify="center")
+    local, celery = report["local"], report["celery"]
+    table.add_row("local pool: wall time", f"{local['wall_s']:.2f} s", "", "")
+    table.add_row("local pool: matches per hour", f"{local['matches_per_hour']:,.0f}", "", "")
+    table.add_row("local pool: decisions/s", f"{local['decisions_per_s']:,.1f}", "", "")
+    table.add_row("ceiling: decisions/s", f"{report['ceiling_decisions_per_s']:,.1f}", "", "")
+    table.add_row("league / ceiling", f"{report['ratio']:.3f}", f"≥ {report['goal_ratio']}",
+                  _mark(report["meets_ratio_goal"]))
+    table.add_row("local pool: time per match", f"{local['match_s']:.3f} s", "", "")
+    table.add_row("  bots' decision time, share of a match", f"{local['decision_share']:.0%}",
+                  "", "")
+    if celery is None:
+        table.add_row("Celery: time per match", "not measured", "", "")
+    else:
+        table.add_row("Celery: wall time", f"{celery['wall_s']:.2f} s", "", "")
+        table.add_row("Celery: time per match", f"{celery['match_s']:.3f} s", "", "")
+    overhead = report["celery_overhead_fraction"]
+    table.add_row("Celery overhead per match", "–" if overhead is None else f"{overhead:+.1%}",
+                  f"< {report['goal_celery_overhead']:.0%}", _mark(report["meets_celery_goal"]))
+    return table
+
+
+@contextlib.contextmanager
+def _quiet_errors() -> Iterator[None]:
+    """Turn a bot that cannot be loaded into a ``BenchError``."""
+    try:
+        yield
+    except BotConfigError as error:
+        raise BenchError(str(error)) from None
+
+
+def bench_league_command(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORKERS,
+                         broker: str | None = None, ceiling_s: float = DEFAULT_CEILING_S,
+                         as_json: bool = False) -> None:
+    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
+    try:
+        _check_options(matches, workers, ceiling_s)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    console = Console(stderr=True)
+    try:
+        with status(console) as progress, _quiet_errors():
+            report = run_league_bench(matches, workers, broker, ceiling_s, progress)
+    except BenchError as error:
+        raise fail(error) from None
+    if report["celery_note"]:
+        console.print(f"Celery not measured: {report['celery_note']}", highlight=False,
+                      soft_wrap=True, markup=False)
+    print_report(report, as_json, render_table(report))

@@ -16,6 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from arena import __version__
 from arena.agents import BotConfigError, PolicySeat, SeatSpec
+from arena.agents.seats import pin_to_cores
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, scaffold_bot
 from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
@@ -365,8 +366,8 @@ def play(
     """
     game = load_game(game_id, players, parse_params(param or []))
     order = ctx.meta.get(SEAT_ORDER, [])
-    specs = seat_specs(order, bot or [], policy or [], game.num_players, sandbox,
-                       parse_allowed(allow_unenforced or []))
+    specs = pin_to_cores(seat_specs(order, bot or [], policy or [], game.num_players, sandbox,
+                                    parse_allowed(allow_unenforced or [])))
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     result = run_duplicate(game, seed, specs, control, strikes=strikes,
                            rotations=None if duplicate else 1)

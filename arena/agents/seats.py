@@ -3,9 +3,11 @@ that plays."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from arena.agents.base import Agent
 from arena.agents.container import DockerAgent
@@ -133,3 +135,19 @@ class DockerSeat:
         """A Docker agent for the image (not yet launched)."""
         return DockerAgent(self.image, self.limits, temp_root=self.temp_root,
                            allow_unenforced=self.allow_unenforced, cpuset=self.cpuset)
+
+
+def pin_to_cores(seats: Sequence[SeatSpec], cores: Sequence[int] | None = None
+                 ) -> list[SeatSpec]:
+    """The seats with each Docker seat pinned to a core of its own, in seat order, when the
+    machine (``cores``: this process's usable cores by default) has one for each of them and
+    at least two; other seats, and every seat when cores are short, are left as they are."""
+    usable = sorted(os.sched_getaffinity(0)) if cores is None else list(cores)
+    docker = [index for index, seat in enumerate(seats)
+              if isinstance(seat, DockerSeat) and seat.cpuset is None]
+    pinned = list(seats)
+    if not docker or len(usable) < max(2, len(docker)):
+        return pinned
+    for core, index in zip(usable, docker, strict=False):
+        pinned[index] = replace(cast(DockerSeat, seats[index]), cpuset=str(core))
+    return pinned

@@ -25,6 +25,7 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from arena.agents import BotSeat, PolicySeat, SeatSpec
+from arena.agents.seats import pin_to_cores
 from arena.games import load_game
 from arena.league.create import POLICY_PREFIX, LeagueSettings
 from arena.match import DuplicateResult, run_duplicate
@@ -100,7 +101,7 @@ def match_seats(session: Session, entrants: Sequence[int]) -> list[SeatSpec]:
     for version_id in entrants:
         if version_id not in specs:
             specs[version_id] = seat_for(versions[version_id])
-    return [specs[version_id] for version_id in entrants]
+    return pin_to_cores([specs[version_id] for version_id in entrants])
 
 
 class LeaseKeeper:

@@ -17,6 +17,7 @@ import pytest
 
 from arena.agents import DockerAgent, DockerSeat, PolicySeat
 from arena.agents.container import log_time_ns
+from arena.agents.seats import pin_to_cores
 from arena.games import load_game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate
@@ -306,3 +307,14 @@ def test_docker_log_timestamps_are_read_to_the_nanosecond() -> None:
     assert log_time_ns(b"2026-11-29T18:35:48.5Z") == 1795977348_500_000_000
     assert log_time_ns(b"2026-11-29T18:35:48Z") == 1795977348_000_000_000
     assert log_time_ns(b"garbage") is None
+
+
+def test_docker_seats_are_pinned_to_a_core_each_when_there_are_enough() -> None:
+    image = BotImage("cardarena-bot/x:1", "sha256:" + "0" * 64, "x", "1", ("*",))
+    docker, policy = DockerSeat(image), PolicySeat("random")
+    pinned = pin_to_cores([docker, policy, docker], cores=[2, 5])
+    assert [getattr(seat, "cpuset", None) for seat in pinned] == ["2", None, "5"]
+    assert pin_to_cores([docker, docker, docker], cores=[0, 1]) == [docker, docker, docker]
+    assert pin_to_cores([docker], cores=[0]) == [docker]
+    chosen = DockerSeat(image, cpuset="1")
+    assert pin_to_cores([chosen, docker], cores=[0, 1])[0] is chosen

@@ -29,9 +29,7 @@ import itertools
 import math
 import os
 import platform
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -63,7 +61,9 @@ from arena.bench.protocol import (
     status,
     temp_root,
 )
+from arena.bench.stats import goal_mark
 from arena.games import Game, load_game
+from arena.league.redis_local import RedisServer, RedisUnavailable, redis_binary
 from arena.match.runner import run_duplicate_async
 
 GOAL_RATIO = 0.7
@@ -88,8 +88,6 @@ WORKER_READY_S = 120.0
 LEAGUE_TIMEOUT_S = 1800.0
 """The longest the Celery league may take before the benchmark gives up."""
 
-REDIS_START_S = 10.0
-"""How long redis-server may take to answer on its socket."""
 
 
 @dataclass(frozen=True)
@@ -195,58 +193,6 @@ def measure_local(store_url: str, league: str, workers: int,
     return run_figures(store_url, league, wall)
 
 
-class RedisProcess:
-    """A private redis-server on a unix socket in a folder, without persistence."""
-
-    def __init__(self, folder: Path) -> None:
-        """A server that keeps its socket and log in ``folder`` (not started yet)."""
-        self.folder = folder
-        self.socket_path = folder / "redis.sock"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        """The broker URL of the server."""
-        return f"redis+socket://{self.socket_path}"
-
-    def start(self) -> None:
-        """Start redis-server and wait until it answers PING; ``BenchError`` if it cannot."""
-        binary = shutil.which("redis-server") or shutil.which("redis-server",
-                                                              path="/usr/sbin:/usr/bin")
-        if binary is None:
-            raise BenchError("redis-server is not installed (apt-get install redis-server) "
-                             "and no --broker was given")
-        command = [binary, "--port", "0", "--unixsocket", str(self.socket_path),
-                   "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-                   "--dir", str(self.folder), "--logfile", str(self.folder / "redis.log")]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + REDIS_START_S
-        while not self.ping():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise BenchError("redis-server did not start")
-            time.sleep(0.02)
-
-    def ping(self) -> bool:
-        """True if the server answers PING."""
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-                client.settimeout(1.0)
-                client.connect(str(self.socket_path))
-                client.sendall(b"PING\r\n")
-                return client.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        """Kill the server and wait for it."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=30)
-        self.process = None
-
-
 class CeleryWorkers:
     """``arena worker`` processes (one match at a time each), each in its own session so that
     any bot it leaves behind goes with it."""
@@ -311,7 +257,10 @@ def measure_celery(store_url: str, league: str, workers: int, broker: str | None
     except ModuleNotFoundError as error:
         return None, (f"Celery is not installed (no module {error.name}): "
                       "pip install 'card-arena[celery]'")
-    redis = RedisProcess(root) if broker is None else None
+    try:
+        redis = RedisServer(redis_binary(), root) if broker is None else None
+    except RedisUnavailable as error:
+        return None, f"{error}, and no --broker was given"
     broker_url = redis.url if redis is not None else str(broker)
     pool = CeleryWorkers(root, broker_url, store_url)
     try:
@@ -333,12 +282,12 @@ def measure_celery(store_url: str, league: str, workers: int, broker: str | None
         started = time.perf_counter()
         dispatch_league(store_url, league, broker_url, watch, poll_s=0.1)
         wall = time.perf_counter() - started
-    except (BenchError, DistributionError) as error:
+    except (BenchError, DistributionError, RedisUnavailable) as error:
         return None, " ".join(str(error).split())
     finally:
         pool.stop()
         if redis is not None:
-            redis.stop()
+            redis.kill()
     return run_figures(store_url, league, wall), None
 
 
@@ -410,12 +359,6 @@ def _check_options(matches: int, workers: int, ceiling_s: float) -> None:
         raise ValueError(f"ceiling seconds must not be negative, got {ceiling_s}")
 
 
-def _mark(ok: bool | None) -> str:
-    """A green tick, a red cross, or a dash when not measured."""
-    if ok is None:
-        return "–"
-    return "[green]✓[/green]" if ok else "[red]✗[/red]"
-
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table: figure, value, goal and verdict."""
@@ -439,7 +382,7 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_row("local pool: decisions/s", f"{local['decisions_per_s']:,.1f}", "", "")
     table.add_row("ceiling: decisions/s", f"{report['ceiling_decisions_per_s']:,.1f}", "", "")
     table.add_row("league / ceiling", f"{report['ratio']:.3f}", f"≥ {report['goal_ratio']}",
-                  _mark(report["meets_ratio_goal"]))
+                  goal_mark(report["meets_ratio_goal"]))
     table.add_row("local pool: time per match", f"{local['match_s']:.3f} s", "", "")
     table.add_row("  bots' decision time, share of a match", f"{local['decision_share']:.0%}",
                   "", "")
@@ -450,7 +393,7 @@ def render_table(report: dict[str, Any]) -> Table:
         table.add_row("Celery: time per match", f"{celery['match_s']:.3f} s", "", "")
     overhead = report["celery_overhead_fraction"]
     table.add_row("Celery overhead per match", "–" if overhead is None else f"{overhead:+.1%}",
-                  f"< {report['goal_celery_overhead']:.0%}", _mark(report["meets_celery_goal"]))
+                  f"< {report['goal_celery_overhead']:.0%}", goal_mark(report["meets_celery_goal"]))
     return table
 
 

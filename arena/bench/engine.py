@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.bench.stats import goal_mark
 from arena.games import Game, all_configurations, get_spec, load_game
 
 GOAL_RATIO = 2.0
@@ -273,7 +274,7 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_column("ratio", justify="right")
     table.add_column("goal")
     for row in report["results"]:
-        mark = "[green]✓[/green]" if row["meets_goal"] else "[red]✗[/red]"
+        mark = goal_mark(row["meets_goal"])
         table.add_row(
             row["game"],
             str(row["players"]),

@@ -35,7 +35,7 @@ from arena.bench.protocol import (
     status,
     temp_root,
 )
-from arena.bench.stats import mean_interval, percentile
+from arena.bench.stats import goal_mark, mean_interval, percentile
 from arena.games import Game, load_game
 from arena.match.record import MatchRecord
 from arena.match.results import DuplicateResult
@@ -176,10 +176,10 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_column("", justify="center")
     level = f"{report['level']:.0%}"
     if report["ci_low"] is None:
-        interval, mark = "(needs 2 deals)", "[red]✗[/red]"
+        interval, mark = "(needs 2 deals)", goal_mark(False)
     else:
         interval = f"[{report['ci_low']:+.3f}, {report['ci_high']:+.3f}]"
-        mark = "[green]✓[/green]" if report["meets_goal"] else "[red]✗[/red]"
+        mark = goal_mark(report["meets_goal"])
     table.add_row("mean difference per deal", f"{report['mean']:+.3f}", "", "")
     table.add_row("standard error", f"{report['se']:.3f}", "", "")
     table.add_row(f"{level} confidence interval", interval, "above zero", mark)

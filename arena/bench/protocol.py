@@ -51,7 +51,7 @@ from arena.bench.errors import BenchError
 from arena.bench.launched import LaunchedSeat, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongProcess
-from arena.bench.stats import percentile
+from arena.bench.stats import goal_mark, percentile
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
 
@@ -285,10 +285,6 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
     }
 
 
-def _mark(ok: bool) -> str:
-    """A green tick or a red cross."""
-    return "[green]✓[/green]" if ok else "[red]✗[/red]"
-
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table: figure, value, goal and verdict."""
@@ -325,12 +321,12 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_row("round trip p50 / p99, bot alone",
                   f"{micros(report['bot_p50_us'])} / {micros(report['bot_p99_us'])}", "", "")
     table.add_row("p50 arena / raw", f"{report['ratio']:.2f}", f"≤ {report['goal_ratio']}",
-                  _mark(report["meets_ratio_goal"]))
+                  goal_mark(report["meets_ratio_goal"]))
     table.add_row("  of the p50 gap: the bot's share", micros(report["bot_share_us"]), "", "")
     table.add_row("  of the p50 gap: the arena's share", micros(report["arena_share_us"]), "",
                   "")
     table.add_row("arena-side work per decision", f"{report['arena_us_per_decision']:.1f} µs",
-                  f"≤ {report['goal_arena_us']:g} µs", _mark(report["meets_arena_goal"]))
+                  f"≤ {report['goal_arena_us']:g} µs", goal_mark(report["meets_arena_goal"]))
     for row in report["throughput"]:
         matches = row["matches"]
         at_once = f"{matches} match{'es' if matches != 1 else ''} at once"

@@ -56,7 +56,7 @@ from arena.bench.protocol import (
     status,
     temp_root,
 )
-from arena.bench.stats import percentile
+from arena.bench.stats import goal_mark, percentile
 from arena.botkit.sources import docker_seat, require_limits
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
@@ -421,10 +421,6 @@ def _percentiles(values: Sequence[float]) -> dict[str, float]:
     return {"p50_us": round(percentile(values, 50), 1), "p99_us": round(percentile(values, 99), 1)}
 
 
-def _mark(ok: bool) -> str:
-    """A green tick or a red cross."""
-    return "[green]✓[/green]" if ok else "[red]✗[/red]"
-
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table: figure, value, goal and verdict."""
@@ -458,7 +454,7 @@ def render_table(report: dict[str, Any]) -> Table:
 
     table.add_row("cold start to first decision, p50", f"{report['cold_start_p50_s']:.2f} s",
                   f"≤ {report['goal_cold_start_s']:g} s",
-                  _mark(report["meets_cold_start_goal"]))
+                  goal_mark(report["meets_cold_start_goal"]))
     table.add_row("  each start", ", ".join(f"{s:.2f}" for s in report["cold_start_s"]) + " s",
                   "", "")
     table.add_row("  of which to listening, p50", f"{report['listening_p50_s']:.2f} s", "", "")
@@ -468,7 +464,7 @@ def render_table(report: dict[str, Any]) -> Table:
                   f"{micros(report['process_p50_us'])} / {micros(report['process_p99_us'])}",
                   "", "")
     table.add_row("p50 container / process", f"{report['ratio']:.2f}",
-                  f"≤ {report['goal_ratio']:g}", _mark(report["meets_ratio_goal"]))
+                  f"≤ {report['goal_ratio']:g}", goal_mark(report["meets_ratio_goal"]))
     return table
 
 

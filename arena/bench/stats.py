@@ -100,3 +100,10 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> MeanInterval:
     se = sd / math.sqrt(n)
     half = t_quantile(0.5 + level / 2, n - 1) * se
     return MeanInterval(n, mean, sd, se, mean - half, mean + half, level)
+
+
+def goal_mark(ok: bool | None) -> str:
+    """A green tick for a goal met, a red cross for one missed, a dash when not measured."""
+    if ok is None:
+        return "–"
+    return "[green]✓[/green]" if ok else "[red]✗[/red]"

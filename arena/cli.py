@@ -17,7 +17,7 @@ from typer.core import TyperCommand, TyperGroup
 from arena import __version__
 from arena.agents import BotConfigError, PolicySeat, SeatSpec
 from arena.agents.seats import pin_to_cores
-from arena.botkit import LANGUAGES, ScaffoldError, check_bot, scaffold_bot
+from arena.botkit import LANGUAGES, ScaffoldError, check_bot, missing_toolchain, scaffold_bot
 from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
@@ -534,14 +534,17 @@ def bot_new(
 ) -> None:
     """Create a bot folder NAME/ that plays every game with legal moves.
 
-    It holds bot.toml, bot.py, a Dockerfile and a README; an existing non-empty folder is
-    never overwritten.
+    It holds bot.toml, the bot's sources, a Dockerfile and a README (a compiled language adds
+    build.sh and a copy of agent.proto); an existing non-empty folder is never overwritten.
     """
     try:
         folder = scaffold_bot(name, lang, directory)
     except ScaffoldError as error:
         raise CliError(str(error)) from None
-    typer.echo(f"created {folder}: bot.toml, bot.py, Dockerfile, README.md")
+    files = ", ".join(sorted(item.name for item in folder.iterdir()))
+    typer.echo(f"created {folder}: {files}")
+    for warning in missing_toolchain(lang):
+        typer.echo(f"warning: {warning}", err=True)
     typer.echo(f"next: arena bot check {folder}")
 
 

@@ -95,7 +95,8 @@ def test_new_fills_an_empty_folder_and_defaults_to_the_current_one(
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["x", "--lang", "rust"], "error: unknown language 'rust'; supported languages: python"),
+    (["x", "--lang", "cobol"], "error: unknown language 'cobol'; supported languages: python, "
+                                  "rust, cpp, go"),
     (["9lives"], "error: bad bot name '9lives': use a letter, then letters, digits, '-' or '_' "
                  "(at most 64 characters)"),
 ])

@@ -6,7 +6,11 @@ version = "1.2.0"
 language = "python"
 command = ["python", "bot.py"]     # run in the bot's folder
 games = ["*"]                      # or game ids, such as ["briscola", "tressette"]
+build = ["sh", "build.sh"]         # optional: run on the host, in the bot's folder, before use
 ```
+
+A bot in a compiled language names its ``build`` command; the arena runs it before the bot
+plays as a process and before its image is built (``arena.agents.hostbuild``).
 
 A leading ``python`` or ``python3`` in the command is replaced by the arena's own interpreter,
 so a Python bot runs with the packages installed next to the arena (the SDK among them).
@@ -44,6 +48,8 @@ class BotManifest:
     games: tuple[str, ...]
     source: str
     """The bot path as given (file or folder), for messages and records."""
+    build: tuple[str, ...] = ()
+    """The host command that compiles the bot, run in its folder; empty when none is needed."""
 
     @classmethod
     def load(cls, path: str | Path) -> BotManifest:
@@ -72,6 +78,7 @@ class BotManifest:
             command=_strings(data, "command", given, required=True),
             games=_strings(data, "games", given, required=False) or (ALL_GAMES,),
             source=given,
+            build=_strings(data, "build", given, required=False),
         )
 
     def plays(self, game_id: str) -> bool:

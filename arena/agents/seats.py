@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from arena.agents.base import Agent
 from arena.agents.container import DockerAgent
+from arena.agents.hostbuild import ensure_built
 from arena.agents.manifest import BotManifest
 from arena.agents.policy import PolicyAgent
 from arena.agents.process import LocalProcessAgent
@@ -69,8 +70,11 @@ class BotSeat:
 
     @classmethod
     def from_path(cls, path: str | Path, temp_root: Path | None = None) -> BotSeat:
-        """Read the bot's manifest, or raise ``BotConfigError`` naming the problem."""
-        return cls(BotManifest.load(path), temp_root)
+        """Read the bot's manifest and build it on the host when it says how, or raise
+        ``BotConfigError`` naming the problem."""
+        manifest = BotManifest.load(path)
+        ensure_built(manifest)
+        return cls(manifest, temp_root)
 
     @property
     def label(self) -> str:

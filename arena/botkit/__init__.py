@@ -2,6 +2,7 @@
 
 from arena.botkit.check import check_bot
 from arena.botkit.report import CheckLine, CheckReport
-from arena.botkit.scaffold import LANGUAGES, ScaffoldError, scaffold_bot
+from arena.botkit.scaffold import LANGUAGES, ScaffoldError, missing_toolchain, scaffold_bot
 
-__all__ = ["LANGUAGES", "CheckLine", "CheckReport", "ScaffoldError", "check_bot", "scaffold_bot"]
+__all__ = ["LANGUAGES", "CheckLine", "CheckReport", "ScaffoldError", "check_bot",
+           "missing_toolchain", "scaffold_bot"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.errors import BotConfigError
+from arena.agents.hostbuild import ensure_built
 from arena.agents.manifest import ALL_GAMES, BotManifest
 from arena.sandbox import labels
 from arena.sandbox.build import Progress, run_build
@@ -132,6 +133,7 @@ def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
     if not (manifest.folder / DOCKERFILE).is_file():
         raise BotConfigError(f"bot {manifest.name}: no {DOCKERFILE} in {folder}; "
                              f"see docs/sandbox.md")
+    ensure_built(manifest, progress=progress)
     _require_base(base)
     tag = image_tag(manifest.name, manifest.version)
     image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,

@@ -1,0 +1,123 @@
+"""Host builds of compiled bots: the ``build`` command of ``bot.toml``, run once per process.
+
+A Rust, C++ or Go bot compiles on the host (where its toolchain and package registry are) and
+puts what it runs into its folder (``bin/``); the arena runs that command before the bot plays
+as a process and before its image is built, so a bot folder is always played as its sources
+say. Builds of one folder are serialized across processes with a lock file, since league
+workers may start the same bot at once; toolchains make a build with nothing to do quick.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from arena.agents.errors import BotConfigError
+from arena.agents.manifest import BotManifest
+
+log = logging.getLogger(__name__)
+
+BUILD_TIMEOUT_S = 1800.0
+"""A cold build fetches and compiles every dependency (a Rust gRPC stack takes minutes)."""
+
+LOG_TAIL_LINES = 25
+"""Lines of the build's output quoted when it fails."""
+
+TOOLCHAIN_HINTS: dict[str, str] = {
+    "cargo": "install Rust with rustup (https://rustup.rs), see docs/bots/rust.md",
+    "protoc": "apt-get install protobuf-compiler",
+    "cmake": "apt-get install cmake",
+    "make": "apt-get install make",
+    "g++": "apt-get install g++",
+    "c++": "apt-get install g++",
+    "go": "apt-get install golang-go, see docs/bots/go.md",
+    "sh": "a POSIX shell is needed",
+}
+"""How to get a program a build command needs, by program name."""
+
+_built: set[Path] = set()
+_built_lock = threading.Lock()
+
+Progress = Callable[[str], None]
+
+
+def ensure_built(manifest: BotManifest, *, timeout_s: float = BUILD_TIMEOUT_S,
+                 progress: Progress | None = None) -> None:
+    """Run the bot's ``build`` command unless this process already has; raise
+    ``BotConfigError`` naming the bot, the command and the end of its output on failure."""
+    if not manifest.build:
+        return
+    folder = manifest.folder
+    with _built_lock:
+        if folder in _built:
+            return
+        with _folder_lock(folder):
+            _run_build(manifest, timeout_s, progress or log.info)
+        _built.add(folder)
+
+
+def forget_builds() -> None:
+    """Build every folder again on its next use (for tests and long-lived services)."""
+    with _built_lock:
+        _built.clear()
+
+
+def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
+    """Run the command in the bot's folder, its output captured."""
+    argv = list(manifest.build)
+    shown = " ".join(argv)
+    program = argv[0]
+    if shutil.which(program) is None and not (manifest.folder / program).exists():
+        hint = TOOLCHAIN_HINTS.get(Path(program).name, "install it or fix bot.toml's build")
+        raise BotConfigError(f"bot {manifest.name}: its build command needs {program!r}, "
+                             f"which is not installed: {hint}")
+    say(f"building bot {manifest.name}: {shown} (in {manifest.folder})")
+    try:
+        done = subprocess.run(argv, cwd=manifest.folder, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise BotConfigError(f"bot {manifest.name}: build command `{shown}` ran past "
+                             f"{timeout_s:g} s and was stopped") from None
+    except OSError as error:
+        raise BotConfigError(f"bot {manifest.name}: cannot run build command `{shown}`: "
+                             f"{error.strerror or error}") from None
+    if done.returncode != 0:
+        output = done.stdout.decode("utf-8", "replace").rstrip().splitlines()
+        tail = "\n".join(output[-LOG_TAIL_LINES:])
+        missing = _missing_tool(tail)
+        hint = f" ({missing})" if missing else ""
+        raise BotConfigError(f"bot {manifest.name}: build command `{shown}` failed with exit "
+                             f"status {done.returncode}{hint}; end of its output:\n{tail}")
+
+
+def _missing_tool(output: str) -> str:
+    """A hint when the output says a known program was not found."""
+    for program, hint in TOOLCHAIN_HINTS.items():
+        for pattern in (f"{program}: not found", f"{program}: command not found",
+                        f"Could not find `{program}`", f"'{program}' not found"):
+            if pattern in output:
+                return f"{program} is missing: {hint}"
+    return ""
+
+
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock per bot folder, shared by every process on the machine."""
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"cardarena-build-{digest}.lock"
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)

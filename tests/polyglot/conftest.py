@@ -1,0 +1,25 @@
+"""Fixtures for the bots in other languages: toolchains (skipped without them, a failure under
+CI) and bot folders built once per session with their own ``build`` command."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import in_ci
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_BOTS = ROOT / "sample_bots"
+
+
+def require_tools(*names: str) -> None:
+    """Skip the test when a program is missing from PATH (fail it under CI=true)."""
+    missing = [name for name in names if shutil.which(name) is None]
+    if not missing:
+        return
+    message = f"missing toolchain: {', '.join(missing)} (scripts/test installs it)"
+    if in_ci():
+        pytest.fail(message)
+    pytest.skip(message)

@@ -479,6 +479,22 @@ def bench_mc(
     bench_mc_command(deals, bot or SAMPLE_MC, as_json)
 
 
+@bench_app.command("languages")
+def bench_languages(
+    bot: Annotated[list[Path] | None, typer.Option(
+        "--bot", metavar="PATH",
+        help="A bot folder; repeat for more, the first is the reference "
+             "(default: the portable heuristic's sample bots in every language).")] = None,
+    deals: Annotated[int, typer.Option(
+        "--deals", min=1, help="Duplicate deals per game (each in both seat orders).")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Compare one strategy's decision times across languages (the same heuristic, ported)."""
+    from arena.bench.languages import bench_languages_command
+
+    bench_languages_command(bot, deals, as_json)
+
+
 @bench_app.command("sandbox")
 def bench_sandbox(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,

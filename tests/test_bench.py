@@ -19,7 +19,9 @@ from arena.bench.engine import (
     load_baseline,
     run_engine_bench,
 )
+from arena.bench.engine_floor import DECISIONS, FloorGame
 from arena.games import GameError, get_spec, load_game
+from arena.games.params import IllegalActionError
 
 openspiel = pytest.mark.skipif(importlib.util.find_spec("pyspiel") is None,
                                reason="open_spiel not installed (pip install -e '.[bench]')")
@@ -64,6 +66,8 @@ def test_json_report_structure_and_consistency(capsys: pytest.CaptureFixture[str
         assert row["meets_goal"] == (row["ratio"] >= GOAL_RATIO)
         assert row["playouts_per_s"] == pytest.approx(
             row["decisions_per_s"] / row["decisions_per_playout"], rel=0.5)
+    floor = report["api_floor"]
+    assert floor["decisions_per_s"] > 0 and floor["ratio"] > 0
 
 
 @openspiel
@@ -152,3 +156,18 @@ def test_openspiel_runner_counts_only_decisions() -> None:
     """An oh_hell playout with 4 players and 12 tricks is 4 bids and 48 cards."""
     sample = OpenSpielRunner(load_baseline())(0.0)
     assert (sample.playouts, sample.decisions) == (1, 52)
+
+
+def test_the_floor_game_goes_through_the_state_api() -> None:
+    """Forty decisions a playout, alternating seats; illegal actions raise as in every game."""
+    state = FloorGame().new_initial_state(0)
+    seats = []
+    while not state.is_terminal():
+        seats.append(state.current_player())
+        assert state.legal_actions() == [0, 1, 2]
+        with pytest.raises(IllegalActionError):
+            state.apply_action(3)
+        state.apply_action(len(seats) % 3)
+    assert len(seats) == DECISIONS and seats[:3] == [0, 1, 0]
+    assert state.history() == [(i + 1) % 3 for i in range(DECISIONS)]
+    assert ArenaRunner(FloorGame())(0.0).decisions == DECISIONS

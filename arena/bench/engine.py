@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.bench.engine_floor import FloorGame
 from arena.bench.stats import goal_mark
 from arena.games import Game, all_configurations, get_spec, load_game
 
@@ -207,12 +208,17 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
     configs = configurations(game_id)
     baseline = OpenSpielRunner(load_baseline())
     runners = [ArenaRunner(load_game(gid, seats)) for gid, seats in configs]
-    warm_up: list[Runner] = [baseline, *runners]
+    floor = ArenaRunner(FloorGame())
+    warm_up: list[Runner] = [baseline, floor, *runners]
     for runner in warm_up:
         runner(0.0)
     game_samples: list[list[Sample]] = [[] for _ in configs]
     paired: list[list[Sample]] = [[] for _ in configs]
+    floor_samples: list[Sample] = []
+    floor_paired: list[Sample] = []
     for repeat in range(repeats):
+        floor_paired.append(baseline(seconds))
+        floor_samples.append(floor(seconds))
         for index, (gid, seats) in enumerate(configs):
             if progress is not None:
                 progress(f"{gid} with {seats} seats, round {repeat + 1} of {repeats}")
@@ -243,6 +249,12 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
             **summarize(every_baseline),
         },
         "results": results,
+        "api_floor": {
+            "decisions_per_s": round(statistics.median(s.decisions_per_s for s in floor_samples),
+                                     1),
+            "ratio": round(statistics.median(s.decisions_per_s for s in floor_samples)
+                           / statistics.median(s.decisions_per_s for s in floor_paired), 3),
+        },
         "goal_ratio": GOAL_RATIO,
         "repeats": repeats,
         "seconds": seconds,
@@ -263,7 +275,10 @@ def render_table(report: dict[str, Any]) -> Table:
         caption=(f"baseline: {base['library']} {base['game']}({params}) from a Python loop, "
                  f"{base['decisions_per_s']:,.0f} decisions/s\nmedians of {report['repeats']} "
                  f"interleaved runs of {report['seconds']} s each, per second of "
-                 f"{report['clock']}; goal: ratio >= {goal}"),
+                 f"{report['clock']}; goal: ratio >= {goal}\nAPI floor (a game with no rules "
+                 f"through the same State API and loop): "
+                 f"{report['api_floor']['decisions_per_s']:,.0f} decisions/s, ratio "
+                 f"{report['api_floor']['ratio']:.2f}"),
     )
     table.add_column("game", no_wrap=True)
     table.add_column("seats", justify="right")

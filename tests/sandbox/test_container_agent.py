@@ -29,36 +29,13 @@ from arena.sandbox.images import BotImage
 from arena.sandbox.limits import SandboxLimits
 
 from .conftest import SAMPLE_RANDOM, BotImageFactory
+from .kept import KeptDockerSeat
 
 BRISCOLA = load_game("briscola")
 OK = pb.REASON_CODE_OK
 INIT_ERROR = pb.REASON_CODE_INIT_ERROR
 
 pytestmark = pytest.mark.docker
-
-
-class KeptDockerSeat:
-    """A Docker seat that keeps the agents it makes, so a test can look at them."""
-
-    def __init__(self, seat: DockerSeat) -> None:
-        """Wrap ``seat``."""
-        self.seat = seat
-        self.agents: list[DockerAgent] = []
-
-    @property
-    def label(self) -> str:
-        """The seat's label."""
-        return self.seat.label
-
-    def check(self, game: Any) -> None:
-        """As the seat checks."""
-        self.seat.check(game)
-
-    def create_agent(self) -> DockerAgent:
-        """A Docker agent, kept."""
-        agent = self.seat.create_agent()
-        self.agents.append(agent)
-        return agent
 
 
 def bot_folder(folder: Path, name: str, command: str) -> Path:

@@ -26,11 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents import Agent
-from arena.agents.container import DockerAgent
 from arena.agents.output import OUTPUT_CAP
 from arena.agents.seats import DockerSeat
-from arena.games import Game, load_game
+from arena.games import load_game
 from arena.match import replay
 from arena.match.faults import FaultKind
 from arena.match.record import MatchRecord
@@ -41,6 +39,8 @@ from arena.sandbox.engine import docker_client
 from arena.sandbox.images import BotImage
 from arena.sandbox.limits import SandboxLimits
 from arena.sandbox.probe import missing_limits
+
+from .kept import KeptDockerSeat
 
 HOSTILE = Path(__file__).parent / "hostile"
 SAMPLE_RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "random"
@@ -64,30 +64,6 @@ coerces the C locale."""
 
 HOST_SECRET = ("CARDARENA_TEST_HOST_SECRET", "the-arena-host-secret-4242")
 """A variable set in the arena's process during a test; no bot may see it."""
-
-
-class KeptDockerSeat:
-    """A Docker seat that keeps the agents it makes, so tests can check their containers."""
-
-    def __init__(self, seat: DockerSeat) -> None:
-        """Wrap the seat."""
-        self.seat = seat
-        self.agents: list[DockerAgent] = []
-
-    @property
-    def label(self) -> str:
-        """The seat's label."""
-        return self.seat.label
-
-    def check(self, game: Game) -> None:
-        """As the seat checks."""
-        self.seat.check(game)
-
-    def create_agent(self) -> Agent:
-        """A Docker agent, kept."""
-        agent = self.seat.create_agent()
-        self.agents.append(agent)
-        return agent
 
 
 Check = Callable[[str, BotImage], None]

@@ -71,6 +71,8 @@ class BotImage:
     name: str
     version: str
     games: tuple[str, ...]
+    language: str = ""
+    """The bot's language, from its image's label (empty for an unlabelled image)."""
 
     @classmethod
     def from_labels(cls, ref: str, image_id: str, image_labels: dict[str, str]) -> BotImage:
@@ -78,7 +80,8 @@ class BotImage:
         games = tuple(game for game in image_labels.get(labels.BOT_GAMES, "").split(",") if game)
         return cls(ref=ref, image_id=image_id, name=image_labels.get(labels.BOT_NAME) or ref,
                    version=image_labels.get(labels.BOT_VERSION, ""),
-                   games=games or (ALL_GAMES,))
+                   games=games or (ALL_GAMES,),
+                   language=image_labels.get(labels.BOT_LANGUAGE, ""))
 
     def plays(self, game_id: str) -> bool:
         """True when the image's labels say the bot plays this game."""
@@ -138,12 +141,13 @@ def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
     tag = image_tag(manifest.name, manifest.version)
     image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,
                     labels.BOT_VERSION: manifest.version,
+                    labels.BOT_LANGUAGE: manifest.language,
                     labels.BOT_GAMES: ",".join(manifest.games)}
     image_id = run_build(manifest.folder, tag=tag, what=f"bot {manifest.name}",
                          timeout_s=timeout_s, max_bytes=max_bytes, buildargs={"BASE": base},
                          labels=image_labels, progress=progress)
     return BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
-                    games=manifest.games)
+                    games=manifest.games, language=manifest.language)
 
 
 def build_base(*, rebuild: bool = False, mirror: str | None = None, project: Path | None = None,

@@ -7,6 +7,8 @@ SANDBOX = "cardarena.sandbox"
 
 BOT_NAME = "cardarena.bot.name"
 BOT_VERSION = "cardarena.bot.version"
+BOT_LANGUAGE = "cardarena.bot.language"
+"""The language of a bot image's bot, from its manifest."""
 BOT_GAMES = "cardarena.bot.games"
 """The games a bot image plays: its manifest's list, comma-joined (``*`` for all)."""
 

@@ -14,7 +14,7 @@ from arena.store.models import Bot, BotKind, BotVersion
 def ensure_bot_version(session: Session, name: str, version: str, kind: BotKind, *,
                        path: str | None = None, image_ref: str | None = None,
                        image_id: str | None = None, fingerprint: str = "",
-                       games: Sequence[str] = ("*",)) -> BotVersion:
+                       games: Sequence[str] = ("*",), language: str = "") -> BotVersion:
     """The version (bot, version, fingerprint), added with its bot if new; flushed, not committed.
 
     For a Docker bot the fingerprint defaults to the image id, so a rebuilt image with the same
@@ -33,7 +33,7 @@ def ensure_bot_version(session: Session, name: str, version: str, kind: BotKind,
                 session.add(bot)
             row = BotVersion(bot=bot, version=version, kind=kind, path=path,
                              image_ref=image_ref, image_id=image_id, fingerprint=fingerprint,
-                             games=list(games))
+                             games=list(games), language=language)
             session.add(row)
         return row
     except IntegrityError:

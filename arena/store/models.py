@@ -128,6 +128,8 @@ class BotVersion(Base):
     fingerprint: Mapped[str] = mapped_column(String(100), default="")
     games: Mapped[list[Any]] = mapped_column(default=list)
     """The game ids the bot declares it plays (``["*"]`` for any)."""
+    language: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    """The bot's language, as its bot.toml or image label says (empty when unknown)."""
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     bot: Mapped[Bot] = relationship(back_populates="versions")

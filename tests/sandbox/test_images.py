@@ -49,8 +49,9 @@ def test_bot_image_from_labels_and_games() -> None:
     """Labels give the bot; an unlabelled image is named by its ref and plays every game."""
     image = BotImage.from_labels("cardarena-bot/good:1.2.0", "sha256:abc", {
         labels.BOT_NAME: "good", labels.BOT_VERSION: "1.2.0",
-        labels.BOT_GAMES: "briscola,scopa"})
+        labels.BOT_GAMES: "briscola,scopa", labels.BOT_LANGUAGE: "rust"})
     assert (image.name, image.version, image.games) == ("good", "1.2.0", ("briscola", "scopa"))
+    assert image.language == "rust"
     assert image.plays("scopa") and not image.plays("tressette")
     image.check_game("briscola")
     with pytest.raises(BotConfigError, match=r"bot good \(image cardarena-bot/good:1.2.0\) "
@@ -59,7 +60,8 @@ def test_bot_image_from_labels_and_games() -> None:
     assert image.describe() == {"kind": "docker", "image": "cardarena-bot/good:1.2.0",
                                 "image_id": "sha256:abc", "name": "good", "version": "1.2.0"}
     bare = BotImage.from_labels("someone/else:3", "sha256:def", {})
-    assert (bare.name, bare.version, bare.games) == ("someone/else:3", "", ("*",))
+    assert (bare.name, bare.version, bare.games, bare.language) == (
+        "someone/else:3", "", ("*",), "")
     assert bare.plays("briscola")
 
 
@@ -162,6 +164,7 @@ def test_bot_games_come_from_the_manifest(docker_required: Any, base_image: str)
     image = build_bot_image(BOTS / "good")
     assert image.games == ("briscola", "scopa")
     assert inspect_bot_image(image.ref).games == ("briscola", "scopa")
+    assert image.language == inspect_bot_image(image.ref).language == "python"
     assert inspect_bot_image(image.image_id).name == "good"
 
 

@@ -32,9 +32,11 @@ def test_a_rebuilt_image_is_a_new_version(store: Store) -> None:
         old = ensure_bot_version(session, "mc", "1.0", BotKind.DOCKER,
                                  image_ref="cardarena-bot/mc:1.0", image_id="sha256:aa")
         rebuilt = ensure_bot_version(session, "mc", "1.0", BotKind.DOCKER,
-                                     image_ref="cardarena-bot/mc:1.0", image_id="sha256:bb")
+                                     image_ref="cardarena-bot/mc:1.0", image_id="sha256:bb",
+                                     language="rust")
         session.commit()
         assert old.id != rebuilt.id
+        assert (old.language, rebuilt.language) == ("", "rust")
         assert rebuilt.fingerprint == "sha256:bb"
         assert rebuilt.describe() == {"name": "mc", "version": "1.0", "kind": "docker",
                                       "image": "cardarena-bot/mc:1.0", "image_id": "sha256:bb"}

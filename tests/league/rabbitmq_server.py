@@ -1,8 +1,8 @@
 """A private RabbitMQ node for tests (Debian's ``rabbitmq-server``) in a short temp folder.
 
-``rabbitmq_server`` (a fixture) starts one node per test module on free ports, with its own database,
-logs and Erlang cookie, and stops it at the end. Without ``rabbitmq-server`` the tests skip,
-except under ``CI=true``, where they fail.
+``rabbitmq_server`` (a fixture) starts one node per test module on free ports, with its own
+database, logs and Erlang cookie, and stops it at the end. Without ``rabbitmq-server`` the
+tests skip, except under ``CI=true``, where they fail.
 """
 
 from __future__ import annotations

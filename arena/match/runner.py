@@ -41,7 +41,12 @@ from arena.match.local import MAX_ACTIONS, check_seed
 from arena.match.record import MatchRecord
 from arena.match.results import DealResult, DuplicateResult, EntrantResult, entrant_seats
 from arena.match.timecontrol import SeatClock, TimeControl
-from arena.protocol import RequestEncoder, match_end_message, match_start_message, wire_action
+from arena.protocol import (
+    RequestEncoder,
+    match_start_message,
+    serialized_match_end,
+    wire_action,
+)
 from arena.protocol.v1 import agent_pb2 as pb
 
 Clock = Callable[[], int]
@@ -202,7 +207,8 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
 
 
 class _SharedEnd:
-    """The deal's MatchEnd, the same for every seat: built once, each caller gets its own copy."""
+    """The deal's MatchEnd, the same for every seat: serialized once, each caller gets its own
+    copy."""
 
     __slots__ = ("_encoded", "_reasons", "_state")
 
@@ -215,9 +221,7 @@ class _SharedEnd:
     def __call__(self) -> pb.MatchEnd:
         """A fresh MatchEnd message."""
         if self._encoded is None:
-            message = match_end_message(self._state, self._reasons)
-            self._encoded = message.SerializeToString()
-            return message
+            self._encoded = serialized_match_end(self._state, self._reasons)
         return pb.MatchEnd.FromString(self._encoded)
 
 
@@ -280,7 +284,12 @@ def _deal_result(deal: _Deal, rotation: int, entrants: tuple[int, ...], labels: 
 
 class _SigtermGuard:
     """While a run goes on in the main thread, SIGTERM cancels it (so its cleanup runs) and is
-    delivered again once the bots are stopped."""
+    delivered again once the bots are stopped.
+
+    The handler is Python's own (``signal.signal``), as ``asyncio.run`` does for Ctrl-C: it
+    notes the signal and wakes the loop to cancel the run. (``loop.add_signal_handler`` would
+    do the same, at the price of listing every valid signal on each install and removal.)
+    """
 
     def __init__(self) -> None:
         """Take over SIGTERM if nobody else handles it."""
@@ -291,9 +300,14 @@ class _SigtermGuard:
         self.installed = False
         if (threading.current_thread() is threading.main_thread()
                 and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                self._loop.add_signal_handler(signal.SIGTERM, self._on_sigterm)
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(signal.SIGTERM, self._on_signal)
                 self.installed = True
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        """Note the signal and have the loop cancel the run (waking it if it waits)."""
+        self.received = True
+        self._loop.call_soon_threadsafe(self._on_sigterm)
 
     def _on_sigterm(self) -> None:
         """Cancel the run, unless it is already stopping its bots."""
@@ -304,7 +318,7 @@ class _SigtermGuard:
     def release(self) -> None:
         """Give SIGTERM back; end the process with it if it came during the run."""
         if self.installed:
-            self._loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if self.received:
             os.kill(os.getpid(), signal.SIGTERM)
 

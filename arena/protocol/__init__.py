@@ -2,7 +2,8 @@
 
 Wire action ids are engine actions + 1 (0 is unset and always rejected). ``RequestEncoder``
 builds a seat's DecisionRequests from cached bytes; its ``request_bytes`` can be sent through
-a gRPC stream as is (with an identity serializer).
+a gRPC stream as is (with an identity serializer). ``decision_fields`` reads a bot's answer
+straight from its bytes when it has the plain shape protobuf writes.
 """
 
 from arena.protocol.actions import (
@@ -20,6 +21,7 @@ from arena.protocol.messages import (
     match_end_message,
     match_start_message,
     params_from_message,
+    serialized_match_end,
 )
 from arena.protocol.observations import (
     event_from_message,
@@ -28,11 +30,13 @@ from arena.protocol.observations import (
     observation_from_request,
     observation_to_message,
 )
+from arena.protocol.replies import decision_fields
 
 __all__ = [
     "PROTOCOL_VERSION",
     "ProtocolError",
     "RequestEncoder",
+    "decision_fields",
     "deck_message",
     "engine_action",
     "event_from_message",
@@ -46,5 +50,6 @@ __all__ = [
     "observation_from_request",
     "observation_to_message",
     "params_from_message",
+    "serialized_match_end",
     "wire_action",
 ]

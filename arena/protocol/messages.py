@@ -106,8 +106,8 @@ _REASONS = frozenset(pb.ReasonCode.values()) - {pb.REASON_CODE_UNSPECIFIED}
 """The reason codes a MatchEnd may give."""
 
 
-def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
-    """The last message of a match: returns, each seat's reason code, and every event."""
+def serialized_match_end(state: State, reasons: Sequence[int]) -> bytes:
+    """The serialized last message of a match: returns, each seat's reason code, every event."""
     seats = state.game.num_players
     if len(reasons) != seats:
         raise ProtocolError(f"{len(reasons)} reason codes for {seats} seats")
@@ -115,5 +115,9 @@ def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
         if reason not in _REASONS:
             raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
                                 f"{max(pb.ReasonCode.values())})")
-    return pb.MatchEnd.FromString(match_end_bytes(state.returns(), reasons,
-                                                  state.full_events()))
+    return match_end_bytes(state.returns(), reasons, state.full_events())
+
+
+def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
+    """The last message of a match: returns, each seat's reason code, and every event."""
+    return pb.MatchEnd.FromString(serialized_match_end(state, reasons))

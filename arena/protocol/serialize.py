@@ -108,26 +108,23 @@ def events_bytes(events: Sequence[Event]) -> bytes:
     return b"".join(parts)
 
 
-def _event_entry(event: Event) -> bytes:
-    """The cached ``events`` entry of an Observation for ``event``."""
-    cache = _event_cache
-    key = _event_key(event)
-    encoded = cache.get(key)
-    if encoded is None:
-        if len(cache) > EVENT_CACHE_LIMIT:
-            cache.clear()
-        encoded = cache[key] = event_bytes(event)
-    return encoded
+_end_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], bytes] = {}
+"""Encoded ``events`` entries of MatchEnd (field 3), kept by content like those above."""
 
 
 def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
                     events: Sequence[Event]) -> bytes:
     """A serialized MatchEnd: returns, reason codes and every event."""
+    cache = _end_event_cache
+    if len(cache) > EVENT_CACHE_LIMIT:
+        cache.clear()
     parts = [packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons)]
-    skip = len(EVENTS)
     for event in events:
-        parts.append(END_EVENTS)
-        parts.append(_event_entry(event)[skip:])
+        key = _event_key(event)
+        encoded = cache.get(key)
+        if encoded is None:
+            encoded = cache[key] = END_EVENTS + event_bytes(event)[len(EVENTS):]
+        parts.append(encoded)
     return b"".join(parts)
 
 

@@ -10,6 +10,7 @@ arbitrary observations and action meanings, to reach values no game produces.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -109,7 +110,8 @@ def test_conversion_is_exact_at_random_states(config: Config, seed: int) -> None
 
 @pytest.mark.parametrize("index", range(len(CONFIGS)), ids=CONFIG_IDS)
 def test_encoder_matches_the_plain_conversion(index: int) -> None:
-    """At every decision of a whole playout, the encoder's request is the plain one.
+    """At every decision of a whole playout, the encoder's request is the plain one, byte for
+    byte as protobuf serializes it.
 
     The playout's seed alternates over the configurations: uniformly random moves (even)
     or moves mixed with the heuristic policy (odd).
@@ -121,9 +123,12 @@ def test_encoder_matches_the_plain_conversion(index: int) -> None:
     rng = random.Random(seed)
     for request_id, action in enumerate(playout(game, seed).history(), start=1):
         seat = state.current_player()
-        sent = encoders[seat].request(request_id, DECISION_MS, BANK_MS)
+        data = encoders[seat].request_bytes(request_id, DECISION_MS, BANK_MS)
+        sent = pb.PlayRequest.FromString(data)
+        expected = expected_request(state, seat, request_id)
         assert sent.WhichOneof("message") == "decision_request"
-        assert sent.decision_request == expected_request(state, seat, request_id), (
+        assert sent.decision_request == expected, where(state, seat)
+        assert data == pb.PlayRequest(decision_request=expected).SerializeToString(), (
             where(state, seat))
         if rng.random() < 0.05:
             other = rng.randrange(game.num_players)
@@ -177,6 +182,28 @@ def test_any_observation_converts_exactly(observation: Observation) -> None:
     parsed = pb.Observation.FromString(message.SerializeToString())
     assert observation_from_message(parsed, observation.legal_actions) == observation
     assert pb.Observation.FromString(observation_bytes(observation)) == message
+
+
+@given(observation=OBSERVATIONS)
+def test_the_encoder_writes_any_observation_as_protobuf_does(observation: Observation) -> None:
+    """The encoder's bytes of any observation (its cached fields included) are protobuf's."""
+    state = make_game(CONFIGS[0]).new_initial_state(0)
+    encoder = RequestEncoder(state, 1)
+    mine = replace(observation, game=state.game.id, seat=1, num_seats=state.game.num_players)
+    expected = observation_to_message(mine).SerializeToString()
+    assert encoder.observation_bytes(mine) == expected
+    assert encoder.observation_bytes(mine) == expected
+
+
+def test_scores_of_zero_and_minus_zero_keep_their_own_bytes() -> None:
+    """0.0 and -0.0 are equal as numbers but not as bytes; each is sent as it is."""
+    state = make_game(CONFIGS[0]).new_initial_state(0)
+    encoder = RequestEncoder(state, 0)
+    observation = state.observation(0)
+    for scores in ((0.0, -0.0), (-0.0, 0.0), (0.0, 0.0)):
+        changed = replace(observation, scores=scores)
+        assert encoder.observation_bytes(changed) == (
+            observation_to_message(changed).SerializeToString())
 
 
 MEANINGS = st.builds(ActionMeaning, st.sampled_from(ActionKind), INTS, INTS,

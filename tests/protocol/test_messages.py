@@ -11,10 +11,12 @@ from arena.protocol import (
     ProtocolError,
     RequestEncoder,
     engine_action,
+    event_to_message,
     game_from_match_start,
     match_end_message,
     match_start_message,
     observation_from_message,
+    serialized_match_end,
     wire_action,
 )
 from arena.protocol.v1 import agent_pb2 as pb
@@ -154,6 +156,18 @@ def test_match_end_gives_returns_reasons_and_every_event() -> None:
     assert len(message.events) == len(state.full_events())
     wrapped = pb.Observation(events=message.events)
     assert observation_from_message(wrapped).events == state.full_events()
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("briscola", 2), ("tressette", 4),
+                                                 ("scopa", 2)])
+def test_serialized_match_end_is_protobufs_serialization(game_id: str, players: int) -> None:
+    """The MatchEnd bytes are those protobuf writes for the message, twice in a row."""
+    state = playout(load_game(game_id, players), 5)
+    reasons = [pb.REASON_CODE_OK] * (players - 1) + [pb.REASON_CODE_CRASH]
+    expected = pb.MatchEnd(returns=state.returns(), reasons=reasons,
+                           events=[event_to_message(event) for event in state.full_events()])
+    for _ in range(2):
+        assert serialized_match_end(state, reasons) == expected.SerializeToString()
 
 
 def test_match_end_rejects_bad_reasons() -> None:

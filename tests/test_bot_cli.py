@@ -237,3 +237,41 @@ def test_a_sigterm_during_a_check_stops_the_bot_first(tmp_path: Path) -> None:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
         assert list(root.iterdir()) == []
+
+
+def compiled_bot(folder: Path, script: str) -> Path:
+    """A bot whose ``build`` command writes ``bin/bot`` (the random sample bot behind a shell
+    launcher), after running ``script``."""
+    folder.mkdir()
+    (folder / "bot.py").write_text((SAMPLE_RANDOM / "bot.py").read_text(encoding="utf-8"))
+    (folder / "bot.toml").write_text(
+        'name = "built"\nversion = "1.0.0"\nlanguage = "cpp"\nbuild = ["sh", "build.sh"]\n'
+        'command = ["./bin/bot"]\ngames = ["briscola"]\n', encoding="utf-8")
+    launcher = f'#!/bin/sh\nexec {sys.executable} bot.py "$@"\n'
+    (folder / "build.sh").write_text(
+        f"{script}\nmkdir -p bin\ncat > bin/bot <<'EOF'\n{launcher}EOF\nchmod +x bin/bot\n",
+        encoding="utf-8")
+    return folder
+
+
+def test_check_builds_a_compiled_bot_first(tmp_path: Path) -> None:
+    """The build command runs before the bot starts, and gets a line of its own."""
+    folder = compiled_bot(tmp_path / "built", "echo compiling")
+    checked = run("bot", "check", str(folder))
+    assert checked.exit_code == 0, checked.output
+    lines = check_lines(checked.output)
+    assert re.fullmatch(r"PASS build \(sh build.sh; \d+\.\d\d s\)", lines[1]), lines
+    assert (folder / "bin" / "bot").is_file()
+
+
+def test_check_stops_at_a_failed_build_with_its_output(tmp_path: Path) -> None:
+    """A failing build is one FAIL line with the exit status and the compiler's words."""
+    folder = compiled_bot(tmp_path / "broken", "echo 'bot.cc:3: error: oops' >&2; exit 2")
+    checked = run("bot", "check", str(folder))
+    assert checked.exit_code == 1, checked.output
+    lines = check_lines(checked.output)
+    assert lines[0].startswith("PASS manifest")
+    assert lines[1].startswith("FAIL build: bot built: build command `sh build.sh` failed with "
+                               "exit status 2")
+    assert "bot.cc:3: error: oops" in checked.output
+    assert not (folder / "bin").exists()

@@ -31,6 +31,7 @@ from arena.agents import (
     PolicySeat,
     SeatSpec,
 )
+from arena.agents.hostbuild import ensure_built
 from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedAgent, ObservedProcessAgent
 from arena.botkit.report import FAIL, PASS, SKIP, CheckLine, CheckReport, last_output
 from arena.botkit.sources import PROCESS, image_name, is_docker, require_limits
@@ -265,6 +266,14 @@ async def _prepare(run: _Run, path: str, games: Sequence[str], docker: bool,
         return claims, game_list, image
     assert isinstance(claims, BotManifest)
     run.add("manifest", PASS, f"{claims.name} {claims.version}, {claims.language}, {plural}")
+    if claims.build:
+        start = time.monotonic()
+        try:
+            await asyncio.to_thread(ensure_built, claims)
+        except BotConfigError as error:
+            run.add("build", FAIL, str(error))
+            return None
+        run.add("build", PASS, " ".join(claims.build), seconds=time.monotonic() - start)
     if not docker:
         return claims, game_list, None
     start = time.monotonic()

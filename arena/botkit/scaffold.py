@@ -27,7 +27,10 @@ TOOLCHAINS: dict[str, tuple[tuple[str, str], ...]] = {
             ("protoc", "apt-get install protobuf-compiler"),
             ("grpc_cpp_plugin", "apt-get install protobuf-compiler-grpc libgrpc++-dev")),
     "go": (("go", "apt-get install golang-go"),
-           ("protoc", "apt-get install protobuf-compiler")),
+           ("protoc", "apt-get install protobuf-compiler"),
+           ("protoc-gen-go", "apt-get install protoc-gen-go golang-google-protobuf-dev "
+                             "golang-github-golang-protobuf-1-5-dev"),
+           ("protoc-gen-go-grpc", "apt-get install protoc-gen-go-grpc golang-google-grpc-dev")),
 }
 """Programs a language's build needs, each with how to get it."""
 

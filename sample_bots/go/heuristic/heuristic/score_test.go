@@ -1,0 +1,106 @@
+package heuristic
+
+import (
+	"testing"
+
+	"cardarena/agentpb"
+)
+
+// italianDeck is a 40-card Italian deck: card id = 10 × suit + rank.
+func italianDeck(game string) *agentpb.MatchStart {
+	deck := &agentpb.Deck{Name: "italian-40"}
+	for suit := int32(0); suit < 4; suit++ {
+		for rank := int32(0); rank < 10; rank++ {
+			deck.Cards = append(deck.Cards, &agentpb.Card{Id: 10*suit + rank, Suit: suit, Rank: rank})
+		}
+	}
+	return &agentpb.MatchStart{Game: game, Deck: deck}
+}
+
+// play is a PLAY action of the given cards.
+func play(id uint32, cards ...int32) *agentpb.LegalAction {
+	return &agentpb.LegalAction{Id: id, Kind: agentpb.ActionKind_ACTION_KIND_PLAY, Cards: cards}
+}
+
+func TestValueFollowsTheFamily(t *testing.T) {
+	briscola := NewFigures(italianDeck("briscola"))
+	if got := briscola.Value(0); got != 16*11+9 {
+		t.Errorf("briscola ace: %d", got)
+	}
+	tressette := NewFigures(italianDeck("tressette-pozzo"))
+	if got := tressette.Value(2); got != 16*1+9 {
+		t.Errorf("tressette three: %d", got)
+	}
+	scopa := NewFigures(italianDeck("scopa"))
+	if got := scopa.Value(7); got != 7 {
+		t.Errorf("scopa jack: %d", got)
+	}
+	if got := scopa.Value(Hidden); got != 0 {
+		t.Errorf("hidden card: %d", got)
+	}
+}
+
+func TestTiesGoToTheLowestID(t *testing.T) {
+	player := NewPlayer(italianDeck("scopa"))
+	request := &agentpb.DecisionRequest{
+		Observation: &agentpb.Observation{},
+		LegalActions: []*agentpb.LegalAction{
+			{Id: 9, Kind: agentpb.ActionKind_ACTION_KIND_KEEP},
+			{Id: 4, Kind: agentpb.ActionKind_ACTION_KIND_DONE},
+			{Id: 6, Kind: agentpb.ActionKind_ACTION_KIND_PASS},
+		},
+	}
+	if got := player.Decide(request); got != 4 {
+		t.Errorf("chose %d, want 4", got)
+	}
+}
+
+func TestAWinningCardTakesAWorthyTrick(t *testing.T) {
+	player := NewPlayer(italianDeck("briscola"))
+	observation := &agentpb.Observation{
+		Seat: 1, TrumpSuit: 3,
+		Trick: []*agentpb.TrickPlay{{Seat: 0, Card: 2}}, // the three of suit 0: 10 points
+	}
+	request := &agentpb.DecisionRequest{
+		Observation: observation,
+		// The two of suit 0 loses; the ace of suit 0 wins; the two of trumps wins cheaply.
+		LegalActions: []*agentpb.LegalAction{play(1, 1), play(2, 0), play(3, 31)},
+	}
+	if got := player.Decide(request); got != 3 {
+		t.Errorf("chose %d, want the two of trumps (3)", got)
+	}
+	observation.Teammates = []int32{0}
+	if got := player.Decide(request); got != 1 {
+		t.Errorf("chose %d against a partner's trick, want the cheapest card (1)", got)
+	}
+}
+
+func TestACaptureCountsCoinsSevensAndTheSweep(t *testing.T) {
+	figures := NewFigures(italianDeck("scopa"))
+	observation := &agentpb.Observation{Table: []int32{16, 25}}
+	// The seven of coins (16) taken with the seven of suit 2 (26): two sevens, one coin, the
+	// settebello, but not a sweep.
+	action := &agentpb.LegalAction{Kind: agentpb.ActionKind_ACTION_KIND_CAPTURE,
+		Cards: []int32{26}, Captured: []int32{16}}
+	if got, want := Score(figures, observation, action), 3000+10+5+3+3+20; got != want {
+		t.Errorf("capture: %d, want %d", got, want)
+	}
+	action.Captured = []int32{16, 25}
+	if got, want := Score(figures, observation, action), 3000+20+5+3+3+20+100; got != want {
+		t.Errorf("sweep: %d, want %d", got, want)
+	}
+}
+
+func TestBriscola31DeclaresOnlyAt31(t *testing.T) {
+	figures := NewFigures(italianDeck("briscola-31"))
+	declare := &agentpb.LegalAction{Kind: agentpb.ActionKind_ACTION_KIND_DECLARE}
+	observation := &agentpb.Observation{Seat: 0, Points: []int32{20, 5, 11, 0},
+		Teammates: []int32{2}}
+	if got := Score(figures, observation, declare); got != 4000 {
+		t.Errorf("31 points with the partner: %d", got)
+	}
+	observation.Points[2] = 10
+	if got := Score(figures, observation, declare); got != -5000 {
+		t.Errorf("30 points: %d", got)
+	}
+}

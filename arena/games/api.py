@@ -170,7 +170,7 @@ class Observation:
 
 _OBSERVATION_FIELDS = tuple(field.name for field in fields(Observation))
 
-LogEntry = tuple[int, int, tuple[int, ...], tuple[int, ...], int]
+LogEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...], int]
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
 
 
@@ -388,7 +388,7 @@ class State(ABC):
 
     def full_events(self, start: int = 0) -> tuple[Event, ...]:
         """The event log unmasked from entry ``start``: for tests, and replays after the end."""
-        return tuple(Event(EventKind(kind), who, cards, values)
+        return tuple(Event(kind, who, cards, values)
                      for kind, who, cards, values, _ in self._log[start:])
 
     def event_count(self) -> int:
@@ -410,9 +410,9 @@ class State(ABC):
                 if audience is not None and not audience[index] & bit:
                     continue
                 if viewers == ALL_SEATS or viewers & bit:
-                    view.append(Event(EventKind(kind), who, cards, values))
+                    view.append(Event(kind, who, cards, values))
                 else:
-                    view.append(Event(EventKind(kind), who, (HIDDEN,) * len(cards), ()))
+                    view.append(Event(kind, who, (HIDDEN,) * len(cards), ()))
             self._views_upto[seat] = len(log)
         return tuple(view)
 

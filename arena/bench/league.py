@@ -8,7 +8,8 @@ Three measurements in one run, in a temporary SQLite database:
   at once in one event loop (the machinery of ``arena bench protocol``): decisions per second;
 - local: a league of the same two bots (``--matches`` duplicate sets) run by the local pool of
   ``workers`` processes: wall time, matches per hour, and decisions per second counted from the
-  stored records; every match starts its own bot processes, as a league does;
+  stored records; each worker starts its bots for its first match and keeps them running for
+  the next ones, as a league does (the wall time holds the start of the workers and bots);
 - Celery: the same league again through a private redis-server (or ``--broker``) and one worker
   process per pool worker, started and ready before the clock starts.
 
@@ -18,7 +19,9 @@ divided by the matches in those spans. It holds the matches and the gaps between
 Celery: the acknowledgement and the next delivery), not the start of the pool nor a worker's
 first match, which pays its imports in both runs. With one match per worker, the whole spans
 are used. The Celery overhead is
-``(celery time per match - local time per match) / local time per match``.
+``(celery time per match - local time per match) / local time per match``. The same spans give
+the steady decisions per second, what a long league approaches: the decisions per match times
+the workers, divided by the time per match.
 """
 
 from __future__ import annotations
@@ -54,9 +57,9 @@ from arena.bench.protocol import (
     SAMPLE_RANDOM,
     STARTUP_S,
     Progress,
-    _throughput,
     fail,
     load_bot,
+    measure_throughput,
     print_report,
     status,
     temp_root,
@@ -103,6 +106,13 @@ class RunFigures:
     """The mean time from claiming a match to completing it."""
     decision_share: float
     """The share of the play time spent waiting for the bots' decisions."""
+    lanes: int = 1
+    """The workers that played the matches (lease owners)."""
+
+    @property
+    def steady_decisions_per_s(self) -> float:
+        """Decisions per second once every worker has played its first match."""
+        return self.decisions / self.matches * self.lanes / self.match_s if self.match_s else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form with the rates."""
@@ -110,6 +120,7 @@ class RunFigures:
                 "matches_per_hour": round(self.matches / self.wall_s * 3600, 1),
                 "decisions": self.decisions,
                 "decisions_per_s": round(self.decisions / self.wall_s, 1),
+                "steady_decisions_per_s": round(self.steady_decisions_per_s, 1),
                 "match_s": round(self.match_s, 4), "play_s": round(self.play_s, 4),
                 "decision_share": round(self.decision_share, 4)}
 
@@ -140,7 +151,8 @@ def run_figures(store_url: str, league: str, wall_s: float) -> RunFigures:
     return RunFigures(matches=len(rows), wall_s=wall_s,
                       decisions=sum(len(record["actions"]) for record in records),
                       match_s=time_per_match(list(spans.values())), play_s=play / len(rows),
-                      decision_share=decided_us / 1e6 / play if play > 0 else 0.0)
+                      decision_share=decided_us / 1e6 / play if play > 0 else 0.0,
+                      lanes=len(spans))
 
 
 def time_per_match(workers: list[list[tuple[float, float]]]) -> float:
@@ -167,7 +179,7 @@ async def _ceiling(game: Game, bots: list[BotManifest], lanes: int, seconds: flo
                                       for lane in seats))
         for result in warm:
             check_clean(result, "a duplicate set of the sample bots")
-        return await _throughput(game, seats, seconds, seeds)
+        return await measure_throughput(game, seats, seconds, seeds)
 
 
 def measure_ceiling(game: Game, bots: list[BotManifest], lanes: int, seconds: float,
@@ -335,6 +347,9 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
         "matches_per_hour": local_figures["matches_per_hour"],
         "ceiling_decisions_per_s": ceiling["decisions_per_s"],
         "ratio": ratio,
+        "steady_decisions_per_s": local_figures["steady_decisions_per_s"],
+        "steady_ratio": _ratio(local_figures["steady_decisions_per_s"],
+                               ceiling["decisions_per_s"]),
         "celery_overhead_fraction": overhead,
         "goal_ratio": GOAL_RATIO,
         "goal_celery_overhead": GOAL_CELERY_OVERHEAD,
@@ -370,8 +385,9 @@ def render_table(report: dict[str, Any]) -> Table:
               f"{report['matches']} duplicate sets, {report['workers']} workers",
         caption=(f"ceiling: {ceiling['matches']} sets at once with bots started beforehand, "
                  f"{ceiling['decisions']} decisions in {ceiling['seconds']:.1f} s; a league "
-                 f"match starts its own bots\ntime per match: from the stored timestamps, "
-                 f"each worker's first match left out\nPython {report['python']}"))
+                 f"worker starts its bots once and keeps them\ntime per match and steady: "
+                 f"from the stored timestamps, each worker's first match left out\n"
+                 f"Python {report['python']}"))
     table.add_column("figure", no_wrap=True)
     table.add_column("value", justify="right")
     table.add_column("goal")
@@ -383,6 +399,9 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_row("ceiling: decisions/s", f"{report['ceiling_decisions_per_s']:,.1f}", "", "")
     table.add_row("league / ceiling", f"{report['ratio']:.3f}", f"≥ {report['goal_ratio']}",
                   goal_mark(report["meets_ratio_goal"]))
+    table.add_row("local pool: steady decisions/s", f"{report['steady_decisions_per_s']:,.1f}",
+                  "", "")
+    table.add_row("steady / ceiling", f"{report['steady_ratio']:.3f}", "", "")
     table.add_row("local pool: time per match", f"{local['match_s']:.3f} s", "", "")
     table.add_row("  bots' decision time, share of a match", f"{local['decision_share']:.0%}",
                   "", "")

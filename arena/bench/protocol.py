@@ -4,8 +4,10 @@ Four measurements, interleaved round by round so that the shared machine's load 
 of them alike:
 
 - arena side: the runner plays a duplicate set against scripted agents that answer at once
-  (``overhead``); the thread's CPU time per decision is the arena's own work (observation,
-  encoding, checking, applying, recording), without any wait for a bot;
+  (``overhead``); the thread's CPU time per decision is the arena's own work, without any
+  wait for a bot: the observation, its encoding, reading and checking the answer, applying
+  it and recording it, and each deal's MatchStart, MatchEnd and record spread over its
+  decisions (moving the bytes over gRPC is left to the round trips);
 - raw: the messages of that set, as serialized bytes (each seat's Play stream of each deal),
   sent in lock step to a bare gRPC server process that answers each with the same Decision
   (``pingpong``);
@@ -170,9 +172,17 @@ async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], dea
             return decisions
 
 
-async def _throughput(game: Game, lanes: list[list[LaunchedSeat]], seconds: float,
-                      seeds: Iterator[int]) -> dict[str, Any]:
-    """Decisions per second with one duplicate set at a time in each lane, all lanes at once."""
+async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], seconds: float,
+                             seeds: Iterator[int]) -> dict[str, Any]:
+    """Decisions per second with one duplicate set at a time in each lane, all lanes at once.
+
+    Each lane is a list of launched seats (``launched_bots``), one per seat of ``game``; every
+    lane keeps playing duplicate sets with the next seeds of ``seeds`` until ``seconds`` have
+    passed (at least one set each). The figures: ``matches`` (the lanes), ``decisions``,
+    ``seconds`` (wall), ``decisions_per_s``, ``arena_cpu_us_per_decision`` (this process's CPU
+    time per decision) and the ``p50_us`` and ``p99_us`` of the recorded decision times.
+    Raises ``BenchError`` when a set has a fault or a forfeit.
+    """
     loop = asyncio.get_running_loop()
     times: list[int] = []
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -219,7 +229,8 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
                                              STARTUP_S) as extra:
                         lanes = [first] + [extra[lane * players:(lane + 1) * players]
                                            for lane in range(matches - 1)]
-                        throughput.append(await _throughput(game, lanes, throughput_s, seeds))
+                        throughput.append(
+                            await measure_throughput(game, lanes, throughput_s, seeds))
         finally:
             await raw.stop()
     return latency, throughput
@@ -302,7 +313,9 @@ def render_table(report: dict[str, Any]) -> Table:
                  f"{sizes['mean']:.0f} bytes on average, at most {sizes['max']}\n"
                  f"{trips['arena']} arena, {trips['raw']} raw and {trips['bot']} bot-alone "
                  f"round trips in {report['rounds']} interleaved rounds; arena side: the "
-                 f"runner's CPU time per decision against agents that answer at once\n"
+                 f"runner's CPU time per decision against agents that answer at once "
+                 f"(observation, encoding, reading and checking the answer, applying, "
+                 f"recording; gRPC transport excluded)\n"
                  f"Python {report['python']}, grpcio {report['grpc']}"),
     )
     table.add_column("figure", no_wrap=True)

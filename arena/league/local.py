@@ -6,6 +6,9 @@ and Celery workers) never play a match twice. Matches leased by someone else are
 a lease that runs out (its worker died) is re-queued by the sweeper, and matches that used up
 their attempts are made void.
 
+Each worker keeps its process bots running between matches (``worker_pool``): a match opens
+new Play streams on them, and a bot that misbehaved is stopped and started afresh for the next.
+
 Workers ignore SIGINT. On Ctrl-C the run stops its workers with SIGTERM (each stops its bots
 first), then hands back the leases they held without counting the attempt: running the league
 again resumes it, and every match ends up played exactly once.
@@ -39,6 +42,7 @@ from arena.league.run_match import (
     VOID,
     release_owners,
     run_match,
+    worker_pool,
 )
 from arena.league.status import (
     LeagueStatus,
@@ -72,6 +76,13 @@ SWEEP_S = 2.0
 LEADERS_EVERY_S = 1.0
 """How often the leaders shown are recomputed at most."""
 
+REPORT_EVERY_S = 0.25
+"""How often the progress hook hears of finished matches at most (the end is always told)."""
+
+QUEUED_PER_WORKER = 2
+"""Matches handed to the pool per worker: the one it plays and the next, so that a worker
+never waits for this process between matches (a match is claimed only when it starts)."""
+
 
 @dataclass
 class RunSummary:
@@ -92,23 +103,33 @@ ProgressHook = Callable[[LeagueStatus, dict[str, list[tuple[str, float]]], str],
 """Called with the league's status, the leaders per game and a note, as matches finish."""
 
 
-def _worker_init() -> None:
-    """Set up a pool worker: Ctrl-C is for the parent, which stops workers with SIGTERM."""
+def _worker_init(reuse_bots: bool) -> None:
+    """Set up a pool worker: Ctrl-C is for the parent, which stops workers with SIGTERM; a
+    SIGTERM stops the worker's bots (the match runner does it for a match without the pool),
+    then the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if reuse_bots:
+        worker_pool().install_sigterm()
 
 
 def _worker_run(match_id: str, store_url: str, owner_prefix: str, lease_s: float,
-                max_attempts: int) -> tuple[str, str]:
-    """Run one match in a pool worker; (match id, outcome)."""
+                max_attempts: int, reuse_bots: bool) -> tuple[str, str]:
+    """Run one match in a pool worker (its process bots kept for the next matches when
+    ``reuse_bots``); (match id, outcome)."""
     owner = f"{owner_prefix}{os.getpid()}"
     return match_id, run_match(match_id, store_url=store_url, owner=owner, lease_s=lease_s,
-                               max_attempts=max_attempts)
+                               max_attempts=max_attempts,
+                               pool=worker_pool() if reuse_bots else None)
 
 
 def run_league(store_url: str, name: str, *, workers: int = 2,
                lease_s: float = DEFAULT_LEASE_S, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-               limit: int | None = None, progress: ProgressHook | None = None) -> RunSummary:
+               limit: int | None = None, progress: ProgressHook | None = None,
+               reuse_bots: bool = True) -> RunSummary:
     """Run a league's matches that are not done in a local pool of ``workers`` processes.
+
+    ``reuse_bots`` keeps each worker's process bots running from one match to the next;
+    without it every match starts and stops its own.
 
     ``limit`` stops after that many matches were handed to workers (a partial run). Ctrl-C
     stops the workers and hands back their leases; the summary says so (``interrupted``).
@@ -123,12 +144,13 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
     owner_prefix = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:"
     with open_store(store_url) as store:
         runner = _LocalRun(store, store_url, name, owner_prefix, lease_s, max_attempts,
-                           progress)
+                           progress, reuse_bots)
         try:
             while True:
                 executor = ProcessPoolExecutor(max_workers=workers,
                                                mp_context=get_context("spawn"),
-                                               initializer=_worker_init)
+                                               initializer=_worker_init,
+                                               initargs=(reuse_bots,))
                 try:
                     runner.run(executor, workers, limit, summary)
                 except BrokenProcessPool:
@@ -172,9 +194,11 @@ class _LocalRun:
     """The bookkeeping of one local run: the queue, the matches in flight, the view."""
 
     def __init__(self, store: Store, store_url: str, name: str, owner_prefix: str,
-                 lease_s: float, max_attempts: int, progress: ProgressHook | None) -> None:
+                 lease_s: float, max_attempts: int, progress: ProgressHook | None,
+                 reuse_bots: bool = True) -> None:
         """Find the league (``LeagueError`` when unknown)."""
         self.store = store
+        self.reuse_bots = reuse_bots
         self.store_url = store_url
         self.owner_prefix = owner_prefix
         self.lease_s = lease_s
@@ -191,6 +215,7 @@ class _LocalRun:
         self.submitted = 0
         self.errors = 0
         self._leaders_at = 0.0
+        self._reported_at = 0.0
         self._leaders: dict[str, list[tuple[str, float]]] = {}
 
     def run(self, executor: ProcessPoolExecutor, workers: int, limit: int | None,
@@ -199,14 +224,14 @@ class _LocalRun:
         self.report(note="")
         last_sweep = 0.0
         while True:
-            while (self.queue and len(self.in_flight) < workers
+            while (self.queue and len(self.in_flight) < workers * QUEUED_PER_WORKER
                    and (limit is None or self.submitted < limit)):
                 match_id = self.queue.popleft()
                 if match_id in self.in_flight:
                     continue
                 self.in_flight[match_id] = executor.submit(
                     _worker_run, match_id, self.store_url, self.owner_prefix, self.lease_s,
-                    self.max_attempts)
+                    self.max_attempts, self.reuse_bots)
                 self.submitted += 1
             if not self.in_flight:
                 if limit is not None and self.submitted >= limit:
@@ -228,7 +253,7 @@ class _LocalRun:
                 summary.count(outcome)
                 if outcome in (RETRY, ERROR):
                     self.queue.append(match_id)
-            if finished:
+            if finished and time.monotonic() - self._reported_at >= REPORT_EVERY_S:
                 self.report()
 
     def refill(self) -> int:
@@ -288,6 +313,7 @@ class _LocalRun:
 
     def report(self, status: LeagueStatus | None = None, note: str | None = None) -> None:
         """Tell the progress hook where the league stands."""
+        self._reported_at = time.monotonic()
         if self.progress is None:
             return
         with self.store.session() as session:

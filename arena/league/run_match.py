@@ -9,11 +9,15 @@ per deal. A failed attempt (a void deal, a bot folder gone, any error) is handed
 hands the lease back without using up the attempt and is raised again.
 
 The arguments are ids and strings only, so the function can be a Celery task's body or run in
-a spawned process; stores are opened once per process and kept.
+a spawned process; stores are opened once per process and kept. An executor passes its
+process's ``worker_pool()`` as ``pool``: the process bots of the match then come from the pool
+and stay running for the worker's next matches (``arena.agents.pool``); without a pool every
+match starts and stops its own bots.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import threading
@@ -25,10 +29,12 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from arena.agents import BotSeat, PolicySeat, SeatSpec
+from arena.agents.pool import AgentPool
 from arena.agents.seats import pin_to_cores
 from arena.games import load_game
 from arena.league.create import POLICY_PREFIX, LeagueSettings
 from arena.match import DuplicateResult, run_duplicate
+from arena.match.runner import run_duplicate_async
 from arena.store import (
     DEFAULT_MAX_ATTEMPTS,
     BotKind,
@@ -60,6 +66,7 @@ VOID_INFRA = "VOID_INFRA"
 
 _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
+_POOLS: dict[int, AgentPool] = {}
 
 
 def process_store(store_url: str) -> Store:
@@ -71,6 +78,15 @@ def process_store(store_url: str) -> Store:
             store = open_store(store_url)
             _STORES[key] = store
         return store
+
+
+def worker_pool() -> AgentPool:
+    """This process's pool of process bots: made on first use, every bot stopped at exit."""
+    pool = _POOLS.get(os.getpid())
+    if pool is None:
+        pool = _POOLS[os.getpid()] = AgentPool()
+        atexit.register(pool.close)
+    return pool
 
 
 def default_owner() -> str:
@@ -135,9 +151,12 @@ class LeaseKeeper:
 
 
 def run_match(match_id: str, *, store_url: str, owner: str | None = None,
-              lease_s: float = DEFAULT_LEASE_S,
-              max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> str:
-    """Run one match under its lease; ``done``, ``skipped``, ``pending``, ``void`` or ``lost``."""
+              lease_s: float = DEFAULT_LEASE_S, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+              pool: AgentPool | None = None) -> str:
+    """Run one match under its lease; ``done``, ``skipped``, ``pending``, ``void`` or ``lost``.
+
+    With a ``pool``, the match's process bots come from it and the clean ones stay running.
+    """
     store = process_store(store_url)
     owner = owner or default_owner()
     with store.session() as session:
@@ -147,7 +166,7 @@ def run_match(match_id: str, *, store_url: str, owner: str | None = None,
         with store.session() as session:
             keeper = LeaseKeeper(store, match_id, owner, lease_s)
             try:
-                match, result = _play(session, match_id)
+                match, result = _play(session, match_id, pool)
                 outcomes = seat_outcomes(result, match.entrants)
                 records = deal_records(result)
             finally:
@@ -169,17 +188,29 @@ def run_match(match_id: str, *, store_url: str, owner: str | None = None,
         return VOID if status is MatchStatus.VOID else RETRY
 
 
-def _play(session: Session, match_id: str) -> tuple[Match, DuplicateResult]:
-    """Play a claimed match's duplicate set; the match row and the ``DuplicateResult``."""
+def _play(session: Session, match_id: str,
+          pool: AgentPool | None) -> tuple[Match, DuplicateResult]:
+    """Play a claimed match's duplicate set (its process bots from ``pool``, if any); the
+    match row and the ``DuplicateResult``."""
     match = session.get_one(Match, match_id)
     league = session.get_one(League, match.league_id)
     settings = LeagueSettings.from_dict(league.settings)
     game = load_game(match.game_id, match.seats, match.params)
     seats = match_seats(session, match.entrants)
     session.commit()
-    result = run_duplicate(game, match.seed, seats, settings.time_control,
-                           strikes=settings.strikes, rotations=len(match.rotations),
-                           match_id=match.id)
+    if pool is None:
+        return match, run_duplicate(game, match.seed, seats, settings.time_control,
+                                    strikes=settings.strikes, rotations=len(match.rotations),
+                                    match_id=match.id)
+    loan = pool.lend(seats)
+    try:
+        result = pool.run(run_duplicate_async(
+            game, match.seed, loan.seats, settings.time_control, strikes=settings.strikes,
+            rotations=len(match.rotations), match_id=match.id))
+    except BaseException:
+        pool.give_back(loan, None)
+        raise
+    pool.give_back(loan, result)
     return match, result
 
 

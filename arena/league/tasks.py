@@ -4,7 +4,8 @@ The task holds no state of its own. ``run_match`` claims the match's lease (a se
 of the same match finds it taken or done and is skipped), plays it and writes the result; an
 attempt that failed is handed back to ``pending`` and sent again at once, until the attempt cap
 makes the match void. A match that runs past the time limit is stopped and counted as a failed
-attempt.
+attempt. The worker process keeps its process bots running between matches (``worker_pool``)
+and stops them when it exits.
 """
 
 from __future__ import annotations
@@ -82,11 +83,12 @@ def run_match_task(task: Task, match_id: str, store_url: str) -> str:
 def run_leased(match_id: str, store_url: str, *, owner: str, lease_s: float,
                limit_s: float) -> str:
     """``run_match`` within the time limit; past it the attempt is handed back as failed."""
-    from arena.league.run_match import LOST, VOID_INFRA, process_store, run_match
+    from arena.league.run_match import LOST, VOID_INFRA, process_store, run_match, worker_pool
 
     try:
         with time_limit(limit_s):
-            return run_match(match_id, store_url=store_url, owner=owner, lease_s=lease_s)
+            return run_match(match_id, store_url=store_url, owner=owner, lease_s=lease_s,
+                             pool=worker_pool())
     except MatchTimeLimitExceeded:
         with process_store(store_url).session() as session:
             status = fail_match(session, match_id, owner,

@@ -1,0 +1,447 @@
+"""A worker's pool of process bots kept running between matches: one Play stream per match.
+
+The match runner launches each seat's agent at the start of a duplicate set and shuts it down
+at the end. A league worker plays many sets with the same bots, so ``AgentPool`` keeps their
+processes: ``lend`` turns every ``BotSeat`` of a match into a seat whose agent is a launched
+bot of the pool (the same bot folder and seat slot as before, or a new process), ``give_back``
+keeps each bot that played its set cleanly and stops every other one (it crashed, timed out,
+broke a rule, or its set was void or did not finish), and ``close`` stops them all.
+
+The pool owns one event loop, on which every match of the worker runs (``run``): processes,
+pipes and gRPC channels belong to the loop that made them. ``kill_now`` stops every bot
+without the loop, for a signal handler; ``install_sigterm`` makes SIGTERM do that and then end
+the process as SIGTERM would. A worker killed outright (SIGKILL) cannot stop anything, so the
+pool tells a small watchdog process of its own session each bot it starts and stops; when the
+worker's end closes the watchdog's pipe, the watchdog stops the bots still listed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, TypeVar
+
+from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, Reply, Turn
+from arena.agents.errors import AgentFailure
+from arena.agents.manifest import BotManifest
+from arena.agents.output import OutputLog
+from arena.agents.process import STOP_GRACE_S, LocalProcessAgent
+from arena.agents.seats import BotSeat, SeatSpec
+from arena.games import Game
+from arena.match.results import DuplicateResult
+
+T = TypeVar("T")
+
+KEPT = "kept running for the next match"
+"""The exit detail of a bot handed back to the pool alive."""
+
+POLL_S = 0.01
+"""How often ``kill_now`` looks whether the stopped bots are gone."""
+
+WATCHDOG = """
+import os, shutil, signal, sys, time
+bots = {}
+for line in sys.stdin:
+    sign, pid, folder = line.rstrip("\\n").split(" ", 2)
+    if sign == "+":
+        bots[int(pid)] = folder
+    else:
+        bots.pop(int(pid), None)
+
+def alive(pid):
+    try:
+        os.killpg(pid, 0)
+    except OSError:
+        return False
+    return True
+
+for pid in bots:
+    if alive(pid):
+        os.killpg(pid, signal.SIGTERM)
+deadline = time.monotonic() + float(sys.argv[1])
+while any(alive(pid) for pid in bots) and time.monotonic() < deadline:
+    time.sleep(0.02)
+for pid, folder in bots.items():
+    if alive(pid):
+        os.killpg(pid, signal.SIGKILL)
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+"""The watchdog: reads ``+ PID FOLDER`` and ``- PID FOLDER`` lines, and at the end of its input
+stops the process groups still listed and removes their folders."""
+
+BotKey = tuple[BotManifest, Path | None, int]
+"""A pooled bot: its manifest, its temporary root and its slot (the bot's n-th seat)."""
+
+
+class PooledAgent(Agent):
+    """A pooled bot as one match sees it: launched once, faults noted, kept at shutdown."""
+
+    remote = True
+
+    def __init__(self, pool: AgentPool, key: BotKey) -> None:
+        """The bot of ``key`` for one match (taken from the pool when the match launches)."""
+        self.pool = pool
+        self.key = key
+        self.bot: LocalProcessAgent | None = None
+        self.faulted = False
+        """True once the bot failed, timed out or could not start in this match."""
+        self.stopped: AgentExit | None = None
+
+    def _bot(self) -> LocalProcessAgent:
+        """The bot taken at launch."""
+        if self.bot is None:
+            raise RuntimeError(f"bot {self.label}: used before launch")
+        return self.bot
+
+    @property
+    def label(self) -> str:
+        """The bot's name."""
+        return self.key[0].name
+
+    def describe(self) -> dict[str, Any]:
+        """The bot's description (its manifest and what it said in Ready)."""
+        return self.key[0].describe() if self.bot is None else self.bot.describe()
+
+    async def launch(self, startup_s: float) -> None:
+        """Take the bot from the pool (a new process if it has none alive), start its output
+        afresh, and launch it if it has not started yet."""
+        bot = self.bot = await self.pool.take(self.key)
+        bot.output = OutputLog(bot.output.cap)
+        if bot.process is None:
+            try:
+                await bot.launch(startup_s)
+            except AgentFailure:
+                self.faulted = True
+                raise
+            finally:
+                self.pool.watch(bot)
+
+    async def open(self, setup: DealSetup, ready_s: float) -> None:
+        """Open the deal's Play stream with the bot."""
+        try:
+            await self._bot().open(setup, ready_s)
+        except AgentFailure:
+            self.faulted = True
+            raise
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The bot's answer; a failure or no answer in time marks the bot as faulted."""
+        try:
+            reply = await self._bot().decide(turn, timeout_s)
+        except AgentFailure:
+            self.faulted = True
+            raise
+        if reply is None:
+            self.faulted = True
+        return reply
+
+    async def close(self, end: DealEnd) -> None:
+        """Tell the bot how the deal ended and close the stream."""
+        await self._bot().close(end)
+
+    async def shutdown(self) -> AgentExit:
+        """Stop a faulted bot now; keep any other one for ``AgentPool.give_back``."""
+        if self.stopped is not None:
+            return self.stopped
+        bot = self.bot
+        if bot is None:
+            return AgentExit(None, KEPT)
+        if self.faulted or bot.process is None or bot.process.returncode is not None:
+            self.stopped = await self.pool.stop(bot)
+            return self.stopped
+        return AgentExit(None, KEPT)
+
+    def mark_output(self) -> None:
+        """Start a new output window."""
+        if self.bot is not None:
+            self.bot.mark_output()
+
+    def output_windows(self) -> list[str]:
+        """The bot's output per deal of this match."""
+        return [] if self.bot is None else self.bot.output_windows()
+
+
+@dataclass(frozen=True, eq=False)
+class PooledSeat:
+    """A bot folder's seat whose agent comes from the pool."""
+
+    spec: BotSeat
+    pool: AgentPool
+    key: BotKey
+    agents: list[PooledAgent] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """``name (bot)``, as the bot folder's own seat."""
+        return self.spec.label
+
+    def check(self, game: Game) -> None:
+        """Raise ``BotConfigError`` when the bot's manifest does not list the game."""
+        self.spec.check(game)
+
+    def create_agent(self) -> PooledAgent:
+        """The pooled bot for one match."""
+        agent = PooledAgent(self.pool, self.key)
+        self.agents.append(agent)
+        return agent
+
+
+@dataclass(frozen=True)
+class Loan:
+    """The seats of one match, with the pooled ones in place of the bot folders."""
+
+    seats: list[SeatSpec]
+
+    def agents(self) -> list[PooledAgent | None]:
+        """The pooled agent made for each entrant (None: not a pooled seat or none made)."""
+        return [seat.agents[-1] if isinstance(seat, PooledSeat) and seat.agents else None
+                for seat in self.seats]
+
+
+def clean_entrants(result: DuplicateResult) -> set[int]:
+    """The entrants that played every deal of a set without a fault or a forfeit."""
+    if result.void:
+        return set()
+    clean = {entrant.index for entrant in result.entrants}
+    for deal in result.deals:
+        for seat, entrant in enumerate(deal.entrants):
+            if deal.forfeited[seat] or any(fault.seat == seat for fault in deal.faults):
+                clean.discard(entrant)
+    return clean
+
+
+class AgentPool:
+    """Launched process bots of one worker, by bot and seat slot, kept between matches."""
+
+    def __init__(self) -> None:
+        """An empty pool; its event loop is made on first use."""
+        self._idle: dict[BotKey, LocalProcessAgent] = {}
+        self._live: set[LocalProcessAgent] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._terminating = False
+        self.launched = 0
+        """How many bot agents the pool has made (each is one process once launched)."""
+
+    # --- matches -------------------------------------------------------------------------
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the pool's event loop; on any exception (an interrupt, an alarm)
+        its task is cancelled and finished before the exception goes on."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        loop = self._loop
+        task = self._task = loop.create_task(coroutine)
+        try:
+            return loop.run_until_complete(task)
+        except BaseException:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+            raise
+        finally:
+            self._task = None
+            if self._terminating:
+                self._die()
+
+    def lend(self, seats: Sequence[SeatSpec]) -> Loan:
+        """The match's seats with each bot folder's seat taken from the pool (a bot in several
+        seats gets one bot per seat: slots 0, 1, ...); other seats are left as they are."""
+        slots: dict[tuple[BotManifest, Path | None], int] = {}
+        lent: list[SeatSpec] = []
+        for spec in seats:
+            if not isinstance(spec, BotSeat):
+                lent.append(spec)
+                continue
+            bot = (spec.manifest, spec.temp_root)
+            slot = slots[bot] = slots.get(bot, -1) + 1
+            lent.append(PooledSeat(spec, self, (*bot, slot)))
+        return Loan(lent)
+
+    def give_back(self, loan: Loan, result: DuplicateResult | None) -> None:
+        """Keep the bots that played the set cleanly, stop every other one (all of them when
+        the set did not finish: ``result`` None)."""
+        clean = clean_entrants(result) if result is not None else set()
+        stops = []
+        for entrant, agent in enumerate(loan.agents()):
+            if agent is None or agent.bot is None or agent.stopped is not None:
+                continue
+            bot = agent.bot
+            alive = bot.process is not None and bot.process.returncode is None
+            if entrant in clean and not agent.faulted and alive and bot in self._live:
+                self._idle[agent.key] = bot
+            else:
+                stops.append(self.stop(bot))
+        if stops:
+            self.run(_gather(stops))
+
+    async def take(self, key: BotKey) -> LocalProcessAgent:
+        """The pool's bot for ``key``: the idle one if its process still runs, else a new one
+        (not launched yet); an idle bot of the same folder and slot but another manifest, or
+        whose process has exited, is stopped."""
+        manifest, temp_root, slot = key
+        stale = [other for other in self._idle
+                 if other != key and other[0].folder == manifest.folder
+                 and other[1:] == (temp_root, slot)]
+        for other in stale:
+            await self.stop(self._idle.pop(other))
+        bot = self._idle.pop(key, None)
+        if bot is not None:
+            await asyncio.sleep(0)
+            if bot.process is not None and bot.process.returncode is None:
+                return bot
+            await self.stop(bot)
+        return self.new_bot(key)
+
+    def new_bot(self, key: BotKey) -> LocalProcessAgent:
+        """A new bot agent for ``key`` (launched by its first match)."""
+        manifest, temp_root, _ = key
+        bot = LocalProcessAgent(manifest, temp_root=temp_root)
+        self._live.add(bot)
+        self.launched += 1
+        return bot
+
+    async def stop(self, bot: LocalProcessAgent) -> AgentExit:
+        """Stop a bot of the pool (its process group, folder and channel)."""
+        self._live.discard(bot)
+        for key in [key for key, idle in self._idle.items() if idle is bot]:
+            del self._idle[key]
+        try:
+            return await bot.shutdown()
+        finally:
+            self._tell("-", bot)
+
+    def watch(self, bot: LocalProcessAgent) -> None:
+        """Tell the watchdog (started now if need be) of a bot just started."""
+        if bot.process is None:
+            return
+        if self._watchdog is None:
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-S", "-c", WATCHDOG, str(STOP_GRACE_S)],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+        self._tell("+", bot)
+
+    def _tell(self, sign: str, bot: LocalProcessAgent) -> None:
+        """Write one line to the watchdog: a bot started (``+``) or stopped (``-``)."""
+        watchdog = self._watchdog
+        if watchdog is None or watchdog.stdin is None or bot.process is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            watchdog.stdin.write(f"{sign} {bot.process.pid} {bot.workdir}\n".encode())
+            watchdog.stdin.flush()
+
+    def _end_watchdog(self) -> None:
+        """Close the watchdog's input (every bot is stopped by now) and wait for it."""
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if watchdog.stdin is not None:
+                watchdog.stdin.close()
+        try:
+            watchdog.wait(timeout=STOP_GRACE_S * 2)
+        except subprocess.TimeoutExpired:
+            watchdog.kill()
+            watchdog.wait()
+
+    # --- the end of the worker -----------------------------------------------------------
+
+    @property
+    def bots(self) -> list[LocalProcessAgent]:
+        """Every bot of the pool not yet stopped (idle or in a match)."""
+        return list(self._live)
+
+    def close(self) -> None:
+        """Stop every bot and close the loop (``kill_now`` when called while the loop runs)."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            self.kill_now()
+            return
+        bots = self.bots
+        if bots:
+            self.run(_gather([self.stop(bot) for bot in bots]))
+        self._idle.clear()
+        self._end_watchdog()
+        if loop is not None and not loop.is_closed():
+            loop.close()
+
+    def kill_now(self, grace_s: float = STOP_GRACE_S) -> None:
+        """Stop every bot without the event loop (from a signal handler): SIGTERM to each
+        process group, SIGKILL to those still there after ``grace_s``, folders removed."""
+        bots = [bot for bot in self._live if bot.process is not None]
+        for bot in bots:
+            _signal_group(bot, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while any(_group_exists(bot) for bot in bots) and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+        for bot in bots:
+            if _group_exists(bot):
+                _signal_group(bot, signal.SIGKILL)
+        for bot in self._live:
+            if bot.workdir is not None:
+                shutil.rmtree(bot.workdir, ignore_errors=True)
+            self._tell("-", bot)
+        self._live.clear()
+        self._idle.clear()
+        self._end_watchdog()
+
+    def install_sigterm(self) -> None:
+        """Make SIGTERM stop every bot of the pool, then end the process as SIGTERM does (call
+        in the main thread of a worker whose matches all run on the pool, and that has no
+        other use for SIGTERM). During a match, the match is cancelled first, so that the
+        runner stops the agents that are not the pool's (containers) as it always does."""
+
+        def on_sigterm(signum: int, frame: FrameType | None) -> None:
+            """Cancel the match in hand, if any (``run`` then ends the process); else stop the
+            bots and die of SIGTERM now."""
+            if self._terminating:
+                return
+            self._terminating = True
+            task, loop = self._task, self._loop
+            if task is not None and loop is not None and loop.is_running() and not task.done():
+                loop.call_soon_threadsafe(task.cancel)
+                return
+            self._die()
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+
+    def _die(self) -> None:
+        """Stop every bot, then end the process as SIGTERM does."""
+        self.kill_now()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+async def _gather(stops: Sequence[Coroutine[Any, Any, AgentExit]]) -> None:
+    """Wait for some stops, whatever each of them raises."""
+    await asyncio.gather(*stops, return_exceptions=True)
+
+
+def _signal_group(bot: LocalProcessAgent, signum: int) -> None:
+    """Send a signal to a bot's process group, if it is still there."""
+    if bot.process is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(bot.process.pid, signum)
+
+
+def _group_exists(bot: LocalProcessAgent) -> bool:
+    """True while a process of the bot's group is still there (an unreaped leader counts)."""
+    if bot.process is None:
+        return False
+    try:
+        os.killpg(bot.process.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

@@ -1,0 +1,185 @@
+"""The C++ sample bot (sample_bots/cpp/heuristic) and the C++ scaffold: built with Debian's gRPC
+by their build.sh, checked as a process and in the Docker sandbox, matches against random in
+three games, the same moves as the Python port, and ``arena bot new --lang cpp`` as generated."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from arena.agents.hostbuild import ensure_built
+from arena.agents.manifest import BotManifest
+from arena.cli import app
+from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
+from tests.sandbox.conftest import require_docker
+
+CPP_BOT = SAMPLE_BOTS / "cpp" / "heuristic"
+PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
+TEMPLATE = ROOT / "arena" / "botkit" / "templates" / "cpp"
+TOOLS = ("g++", "make", "pkg-config", "protoc", "grpc_cpp_plugin")
+SERVER_FILES = ("server.h", "server.cc", "address.h", "address.cc")
+MATCH_GAMES = ("briscola", "scopa", "tressette")
+EQUAL_GAMES = ("briscola-31", "briscola-chiamata-carta", "madrasso", "tressette-pozzo",
+               "scopone", "presidente")
+
+runner = CliRunner()
+
+
+def run(*args: str) -> Result:
+    """Invoke the command line in-process."""
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def build(folder: Path) -> None:
+    """Run the folder's build command as the arena does (once per process)."""
+    require_tools(*TOOLS)
+    ensure_built(BotManifest.load(folder))
+
+
+def check(*args: str) -> dict[str, Any]:
+    """``arena bot check ARGS --json``, its report; every check must pass."""
+    result = run("bot", "check", *args, "--json")
+    try:
+        report = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"arena bot check gave no report:\n{result.output}")
+    failed = [item for item in report["checks"] if item["status"] != "PASS"]
+    assert result.exit_code == 0 and report["passed"] and not failed, result.output
+    return report
+
+
+def play(game: str, seats: Sequence[str], seed: int) -> dict[str, Any]:
+    """``arena play GAME SEATS --seed SEED --json``: the match record."""
+    result = run("play", game, *seats, "--seed", str(seed), "--json")
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+@pytest.fixture(scope="session")
+def cpp_bot() -> Path:
+    """The sample bot's folder, built."""
+    build(CPP_BOT)
+    return CPP_BOT
+
+
+@pytest.fixture(scope="session")
+def base_image() -> None:
+    """The sandbox's base image, built when missing (skipped without Docker)."""
+    client = require_docker()
+    from docker.errors import ImageNotFound
+
+    from arena.sandbox.images import BASE_IMAGE, build_base
+    try:
+        client.images.get(BASE_IMAGE)
+    except ImageNotFound:
+        build_base()
+
+
+def test_build_puts_the_binary_and_its_libraries_in_bin(cpp_bot: Path) -> None:
+    binary = cpp_bot / "bin" / "heuristic"
+    libraries = {path.name.split(".so")[0] for path in (cpp_bot / "bin" / "lib").iterdir()}
+    assert binary.is_file()
+    assert {"libgrpc++", "libgrpc", "libprotobuf"} <= libraries
+    assert not libraries & {"libc", "libm", "ld-linux-x86-64"}
+
+
+def test_a_second_build_has_nothing_to_do(cpp_bot: Path) -> None:
+    done = subprocess.run(["sh", "build.sh"], cwd=cpp_bot, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Nothing to be done" in done.stdout
+    assert "g++" not in done.stdout
+
+
+def test_scoring_unit_tests_pass(cpp_bot: Path) -> None:
+    done = subprocess.run(["make", "test"], cwd=cpp_bot, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all checks passed" in done.stdout
+
+
+def test_it_listens_on_tcp_from_the_command_line_and_stops_on_sigint(cpp_bot: Path) -> None:
+    bot = subprocess.Popen([str(cpp_bot / "bin" / "heuristic"), "--address", "127.0.0.1:0"],
+                           stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           env={"PATH": "/usr/bin:/bin"})
+    try:
+        assert bot.stderr is not None
+        line = bot.stderr.readline()
+        assert "heuristic-cpp 1.0.0 listening on 127.0.0.1:" in line
+        port = int(line.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+        bot.send_signal(signal.SIGINT)
+        assert bot.wait(timeout=10) == 0
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+
+
+def test_a_bad_address_exits_with_status_2(cpp_bot: Path) -> None:
+    done = subprocess.run([str(cpp_bot / "bin" / "heuristic"), "--address", "nowhere"],
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"},
+                          timeout=30, check=False)
+    assert done.returncode == 2
+    assert "neither unix:/path/bot.sock nor host:port" in done.stderr
+
+
+def test_bot_check_passes_as_a_process(cpp_bot: Path) -> None:
+    report = check(str(cpp_bot))
+    names = [item["check"] for item in report["checks"]]
+    assert "clean shutdown" in names
+    assert sum(name.startswith("legal play ") for name in names) >= 10
+
+
+def test_bot_check_passes_in_the_docker_sandbox(cpp_bot: Path, base_image: None) -> None:
+    report = check(str(cpp_bot), "--sandbox", "docker", "--game", "briscola",
+                   "--game", "scopa")
+    assert {"image", "start-up", "clean shutdown"} <= {item["check"] for item in report["checks"]}
+
+
+@pytest.mark.parametrize("game", MATCH_GAMES)
+def test_a_match_against_random_ends_ok_at_every_seat(cpp_bot: Path, game: str) -> None:
+    record = play(game, ["--policy", "random", "--bot", str(cpp_bot)], seed=5)
+    assert record["reasons"] == ["OK"] * record["players"]
+    assert record["faults"] == []
+    assert any("heuristic-cpp" in policy for policy in record["policies"])
+
+
+@pytest.mark.parametrize("game", EQUAL_GAMES)
+def test_the_same_moves_as_the_python_port(cpp_bot: Path, game: str) -> None:
+    if not (PYTHON_PORT / "bot.toml").is_file():
+        pytest.skip("the Python port of the portable heuristic is not there")
+    for seed in (1, 2):
+        cpp = play(game, ["--bot", str(cpp_bot), "--policy", "random"], seed)
+        python = play(game, ["--bot", str(PYTHON_PORT), "--policy", "random"], seed)
+        assert cpp["actions"] == python["actions"], f"{game} seed {seed}"
+        assert cpp["reasons"] == python["reasons"] == ["OK"] * cpp["players"]
+
+
+def test_the_template_serves_with_the_sample_bots_server() -> None:
+    for name in SERVER_FILES:
+        template = (TEMPLATE / name).read_text(encoding="utf-8")
+        assert template == (CPP_BOT / "src" / name).read_text(encoding="utf-8"), name
+
+
+def test_a_new_cpp_bot_passes_its_checks(tmp_path: Path) -> None:
+    require_tools(*TOOLS)
+    made = run("bot", "new", "my-cpp-bot", "--lang", "cpp", "--dir", str(tmp_path))
+    if made.exit_code != 0 and "unknown language" in made.output:
+        pytest.skip("arena bot new does not know --lang cpp yet")
+    assert made.exit_code == 0, made.output
+    folder = tmp_path / "my-cpp-bot"
+    assert (folder / "proto" / "cardarena" / "v1" / "agent.proto").is_file()
+    assert 'name = "my-cpp-bot"' in (folder / "bot.toml").read_text(encoding="utf-8")
+    report = check(str(folder), "--game", "briscola", "--game", "scopa", "--game", "misere")
+    assert report["name"] == "my-cpp-bot"
+    assert (folder / "bin" / "bot").is_file()

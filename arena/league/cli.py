@@ -30,6 +30,7 @@ from arena.league.status import (
     LeagueStatus,
     find_league,
     league_bots,
+    league_languages,
     league_status,
     played_sets,
     standings,
@@ -351,15 +352,16 @@ def report_command(
     """Write a league's report (ratings, comparisons, decision times, plots) and print it."""
     from arena.league.report import build_report, render_terminal, write_report
 
-    def load(store: Store) -> tuple[list[Any], dict[int, str], str]:
-        """The league's played sets and bot names."""
+    def load(store: Store) -> tuple[list[Any], dict[int, str], dict[str, str], str]:
+        """The league's played sets, bot names and languages."""
         with store.session() as session:
             league = find_league(session, name)
             played, _ = played_sets(session, [league])
-            return played, league_bots(session, league), league.name
+            return (played, league_bots(session, league), league_languages(session, league),
+                    league.name)
 
-    played, names, league_name = with_store(db, load)
-    report = build_report(played, league_name, list(names.values()))
+    played, names, languages, league_name = with_store(db, load)
+    report = build_report(played, league_name, list(names.values()), languages=languages)
     console = Console(highlight=False)
     if not quiet:
         for renderable in render_terminal(report):

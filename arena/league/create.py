@@ -66,6 +66,8 @@ class EntrantSpec:
     games: tuple[str, ...] = ("*",)
     policy: str | None = None
     """The reference policy, for a policy entrant."""
+    language: str = ""
+    """The bot's language (``python`` for the reference policies, which run in the arena)."""
 
     def plays(self, game_id: str) -> bool:
         """True when the entrant says it plays the game."""
@@ -95,21 +97,22 @@ def entrant_spec(ref: str) -> EntrantSpec:
     or ``BotConfigError`` / ``LeagueError`` saying why."""
     if ref in policy_names():
         return EntrantSpec(name=POLICY_PREFIX + ref, version=POLICY_VERSION, kind=BotKind.PROCESS,
-                           fingerprint=POLICY_PREFIX + ref, policy=ref)
+                           fingerprint=POLICY_PREFIX + ref, policy=ref, language="python")
     if ref.startswith(IMAGE_PREFIX):
         from arena.botkit.sources import resolve_image
 
         image = resolve_image(ref)
         return EntrantSpec(name=image.name, version=image.version, kind=BotKind.DOCKER,
                            image_ref=image.ref, image_id=image.image_id,
-                           fingerprint=image.image_id, games=image.games)
+                           fingerprint=image.image_id, games=image.games,
+                           language=image.language)
     if not Path(ref).exists() and os.sep not in ref and "/" not in ref:
         raise LeagueError(f"unknown bot {ref!r}: give a bot folder (with bot.toml), "
                           f"image:NAME, or a policy ({', '.join(policy_names())})")
     manifest = BotManifest.load(ref)
     return EntrantSpec(name=manifest.name, version=manifest.version, kind=BotKind.PROCESS,
                        path=str(manifest.folder), fingerprint=folder_fingerprint(manifest.folder),
-                       games=manifest.games)
+                       games=manifest.games, language=manifest.language)
 
 
 def folder_fingerprint(folder: Path) -> str:
@@ -218,7 +221,8 @@ def create_league(store: Store, name: str, bots: Sequence[str],
             versions = [ensure_bot_version(
                 session, entrant.name, entrant.version, entrant.kind, path=entrant.path,
                 image_ref=entrant.image_ref, image_id=entrant.image_id,
-                fingerprint=entrant.fingerprint, games=entrant.games) for entrant in entrants]
+                fingerprint=entrant.fingerprint, games=entrant.games,
+                language=entrant.language) for entrant in entrants]
             ids = [version.id for version in versions]
             if len(set(ids)) != len(ids):
                 raise LeagueError("a bot is named twice in the league's bots")

@@ -20,7 +20,7 @@ import html
 import json
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -103,18 +103,25 @@ class LeagueReport(Generic[BotId]):
     """Leaderboard order."""
     times: tuple[TimeStats[BotId], ...]
     """Every game's decisions together, in overall leaderboard order."""
+    languages: Mapping[BotId, str] = field(default_factory=dict)
+    """Each bot's language, where known."""
+    language_times: tuple[TimeStats[str], ...] = ()
+    """Every decision of the bots of each language together, fastest p50 first."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"name": self.name, "overall": [rating.to_dict() for rating in self.overall],
                 "times": [stats.to_dict() for stats in self.times],
+                "languages": {str(bot): language for bot, language in self.languages.items()},
+                "language_times": [stats.to_dict() for stats in self.language_times],
                 "games": [game.to_dict() for game in self.games]}
 
 
 def build_report(played: Iterable[PlayedSet[BotId]], name: str = "league",
-                 bots: Sequence[BotId] = (), model: PlackettLuce | None = None
-                 ) -> LeagueReport[BotId]:
-    """The report of a league's played sets (``bots``: the league's bots, in any order)."""
+                 bots: Sequence[BotId] = (), model: PlackettLuce | None = None,
+                 languages: Mapping[BotId, str] | None = None) -> LeagueReport[BotId]:
+    """The report of a league's played sets (``bots``: the league's bots, in any order;
+    ``languages``: each bot's language, for the decision times by language)."""
     by_game: dict[str, list[PlayedSet[BotId]]] = {}
     for match, result in played:
         by_game.setdefault(match.game, []).append((match, result))
@@ -131,8 +138,22 @@ def build_report(played: Iterable[PlayedSet[BotId]], name: str = "league",
     table = overall({game.game: {r.bot: r for r in game.ratings} for game in games},
                     everyone, model)
     ratings = tuple(leaderboard(table))
+    languages = dict(languages or {})
     return LeagueReport(name=name, games=tuple(games), overall=ratings,
-                        times=ordered_times(time_stats(all_times), ratings))
+                        times=ordered_times(time_stats(all_times), ratings),
+                        languages=languages,
+                        language_times=times_by_language(all_times, languages))
+
+
+def times_by_language(times: Mapping[BotId, Sequence[int]], languages: Mapping[BotId, str]
+                      ) -> tuple[TimeStats[str], ...]:
+    """Decision times pooled per language (bots of unknown language left out), fastest first."""
+    pooled: dict[str, list[int]] = {}
+    for bot, values in times.items():
+        language = languages.get(bot)
+        if language:
+            pooled.setdefault(language, []).extend(values)
+    return tuple(sorted(time_stats(pooled).values(), key=lambda stats: stats.p50_us))
 
 
 def game_report(game: str, sets: Sequence[PlayedSet[BotId]],
@@ -218,11 +239,12 @@ def sections(report: LeagueReport[Any]) -> list[Section]:
         TableView("Overall ratings (mean of the per-game ratings)", RATING_COLUMNS,
                   tuple(rating_row(rank, rating) for rank, rating in
                         enumerate(report.overall, 1))),
-        times_table("Decision times, every game", report.times)))]
+        times_table("Decision times, every game", report.times, report.languages),
+        *language_tables(report)))]
     for game, image in zip(report.games, image_names(report), strict=True):
         result.append(Section(game.game, image, (
             leaderboard_table(game), pairs_table(game), matrix_table(game),
-            times_table("Decision times", game.times))))
+            times_table("Decision times", game.times, report.languages))))
     return result
 
 
@@ -291,11 +313,34 @@ def matrix_table(game: GameReport[Any]) -> TableView:
                      "significant differences stand out.")
 
 
-def times_table(title: str, times: Sequence[TimeStats[Any]]) -> TableView:
-    """Decisions and their p50, p95 and max times per bot."""
-    columns = (Cell("Bot"), Cell("Decisions", number=True), Cell("p50", number=True),
-               Cell("p95", number=True), Cell("max", number=True))
-    rows = tuple((Cell(bot_name(stats.bot)), Cell(str(stats.decisions), number=True),
+def language_tables(report: LeagueReport[Any]) -> tuple[TableView, ...]:
+    """Decision times by language, when the league's bots say their languages."""
+    if not report.language_times:
+        return ()
+    columns = (Cell("Language"), Cell("Decisions", number=True), Cell("p50", number=True),
+               Cell("p95", number=True), Cell("max", number=True), Cell("p50 ratio", number=True))
+    fastest = report.language_times[0].p50_us or 1.0
+    rows = tuple((Cell(stats.bot), Cell(f"{stats.decisions:,}", number=True),
+                  Cell(duration(stats.p50_us), number=True),
+                  Cell(duration(stats.p95_us), number=True),
+                  Cell(duration(stats.max_us), number=True),
+                  Cell(f"{stats.p50_us / fastest:.2f}", number=True))
+                 for stats in report.language_times)
+    return (TableView("Decision times by language", columns, rows,
+                      "Every decision of the bots of a language, every game together; the "
+                      "p50 ratio is to the fastest language's p50. Round trips as the arena "
+                      "measures them: they compare languages fairly only when the bots play "
+                      "the same strategy."),)
+
+
+def times_table(title: str, times: Sequence[TimeStats[Any]],
+                languages: Mapping[Any, str] | None = None) -> TableView:
+    """Decisions and their p50, p95 and max times per bot (with its language, when known)."""
+    languages = languages or {}
+    columns = (Cell("Bot"), Cell("Language"), Cell("Decisions", number=True),
+               Cell("p50", number=True), Cell("p95", number=True), Cell("max", number=True))
+    rows = tuple((Cell(bot_name(stats.bot)), Cell(languages.get(stats.bot) or "–"),
+                  Cell(str(stats.decisions), number=True),
                   Cell(duration(stats.p50_us), number=True),
                   Cell(duration(stats.p95_us), number=True),
                   Cell(duration(stats.max_us), number=True)) for stats in times)

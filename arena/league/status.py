@@ -93,6 +93,14 @@ def bot_names(versions: Iterable[BotVersion]) -> dict[int, str]:
     return names
 
 
+def league_languages(session: Session, league: League) -> dict[str, str]:
+    """The language of each of the league's entrants, by display name (where known)."""
+    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
+        LeagueEntrant.league_id == league.id).order_by(LeagueEntrant.position)).all()
+    names = bot_names(versions)
+    return {names[version.id]: version.language for version in versions if version.language}
+
+
 def league_bots(session: Session, league: League) -> dict[int, str]:
     """The league's entrants in creation order: bot version id to display name."""
     versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(

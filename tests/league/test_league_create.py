@@ -24,6 +24,7 @@ from arena.league.create import (
     folder_fingerprint,
 )
 from arena.league.schedule import schedule_game
+from arena.league.status import league_languages
 from arena.match.timecontrol import TimeControl
 from arena.store import (
     BotKind,
@@ -68,6 +69,9 @@ def test_rows_match_the_schedule(store: Store) -> None:
         assert versions[2].kind is BotKind.PROCESS
         assert versions[2].path == str(SAMPLE_RANDOM)
         assert versions[2].fingerprint == folder_fingerprint(SAMPLE_RANDOM)
+        assert [version.language for version in versions] == ["python"] * 3
+        assert league_languages(session, league) == {
+            "heuristic (policy)": "python", "random (policy)": "python", "random": "python"}
         ids = [version.id for version in versions]
         rows = {match.id: match for match in session.scalars(
             select(Match).where(Match.league_id == league_id))}

@@ -221,3 +221,25 @@ def test_plot_file_names_are_distinct_and_safe() -> None:
     assert names[:3] == ["ratings-a_b.png", "ratings-a_b-2.png", "ratings-game.png"]
     assert len(set(names)) == len(names) and "ratings.png" not in names
     assert all(re.fullmatch(r"ratings-[A-Za-z0-9_-]{1,62}\.png", name) for name in names)
+
+
+def test_decision_times_by_language_pool_the_bots_of_each_language(
+        played: list[PlayedSet[str]]) -> None:
+    """Bots of one language are pooled, fastest p50 first; each bot's row names its language,
+    and a bot of unknown language is left out of the language table."""
+    bots = list(POLICIES)
+    languages = {bots[0]: "rust", bots[1]: "rust", bots[2]: "python"}
+    report = build_report(played, name="languages", bots=bots, languages=languages)
+    per_bot = {stats.bot: stats.decisions for stats in report.times}
+    pooled = {stats.bot: stats.decisions for stats in report.language_times}
+    assert pooled == {"rust": per_bot[bots[0]] + per_bot[bots[1]], "python": per_bot[bots[2]]}
+    p50s = [stats.p50_us for stats in report.language_times]
+    assert p50s == sorted(p50s)
+    markdown = render_markdown(report)
+    section = markdown.split("Decision times by language", 1)[1]
+    assert "| rust |" in section and "| python |" in section
+    assert "| 1.00 |" in section
+    assert report.to_dict()["languages"] == languages
+    plain = build_report(played, name="plain", bots=bots)
+    assert plain.language_times == ()
+    assert "Decision times by language" not in render_markdown(plain)

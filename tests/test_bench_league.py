@@ -58,7 +58,14 @@ def test_report_has_the_required_keys_and_sane_figures(report: dict[str, Any]) -
     assert report["ratio"] == pytest.approx(
         report["decisions_per_s"] / report["ceiling_decisions_per_s"], abs=1e-3)
     assert report["meets_ratio_goal"] == (report["ratio"] >= GOAL_RATIO)
+    assert report["wall_ratio"] == pytest.approx(
+        report["wall_decisions_per_s"] / report["ceiling_decisions_per_s"], abs=1e-3)
     local = report["local"]
+    assert local["wall_decisions_per_s"] == pytest.approx(
+        local["decisions"] / local["wall_s"], rel=1e-2)
+    assert local["decisions_per_s"] == pytest.approx(
+        local["decisions"] / local["matches"] * 2 / local["match_s"], rel=1e-2)
+    assert 0 <= report["startup_s"] < local["wall_s"]
     assert (local["matches"], local["decisions"]) == (MATCHES, MATCHES * SET_DECISIONS)
     for key in ("wall_s", "match_s", "play_s", "decisions_per_s"):
         assert positive(local[key]), key

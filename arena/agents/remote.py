@@ -20,7 +20,7 @@ from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, R
 from arena.agents.errors import AgentFailure, crash, init_error, oversized
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.stream import PlayStream, StreamEnd, parse_reply
-from arena.protocol import PROTOCOL_VERSION, decision_fields
+from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import agent_pb2 as pb
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -46,12 +46,6 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
         ("grpc.use_local_subchannel_pool", 1),
         ("grpc.enable_retries", 0),
     ]
-
-
-def read_reply(raw: bytes) -> Reply:
-    """A bot's answer: a plainly encoded Decision read directly, anything else by protobuf."""
-    fields = decision_fields(raw)
-    return parse_reply(raw) if fields is None else Reply(*fields)
 
 
 def exit_text(status: int) -> str:
@@ -156,7 +150,7 @@ class RemoteAgent(Agent):
                 self._stream = None
                 await stream.close(0)
                 raise await self._ended(item, crash, "")
-            reply = read_reply(item)
+            reply = parse_reply(item)
             if not reply.malformed and reply.request_id in self._abandoned:
                 self._abandoned.discard(reply.request_id)
                 self.discarded += 1

@@ -19,6 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.agents.base import Reply
+from arena.protocol.replies import decision_fields
 from arena.protocol.v1 import agent_pb2 as pb
 
 PLAY_METHOD = "/cardarena.v1.AgentService/Play"
@@ -164,7 +165,13 @@ class PlayStream:
 
 
 def parse_reply(raw: bytes) -> Reply:
-    """A bot's response to a DecisionRequest; anything but a Decision is marked malformed."""
+    """A bot's response to a DecisionRequest; anything but a Decision is marked malformed.
+
+    A plainly encoded Decision (what every protobuf library writes) is read from its bytes;
+    anything else goes through protobuf."""
+    fields = decision_fields(raw)
+    if fields is not None:
+        return Reply(*fields)
     try:
         response = pb.PlayResponse.FromString(raw)
     except DecodeError as error:

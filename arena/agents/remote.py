@@ -37,8 +37,11 @@ FailureMaker = Callable[[str], AgentFailure]
 
 
 def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
-    """Channel options: a small receive limit, a short reconnect backoff, a private pool."""
+    """Channel options: a small receive limit, a short reconnect backoff, a private pool, and
+    ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would send the socket's path,
+    which some HTTP/2 servers, Rust's hyper among them, refuse as a malformed authority)."""
     return [
+        ("grpc.default_authority", "localhost"),
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.initial_reconnect_backoff_ms", 20),
         ("grpc.min_reconnect_backoff_ms", 20),

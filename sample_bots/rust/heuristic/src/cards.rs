@@ -1,0 +1,128 @@
+//! Card figures of the portable heuristic: each card's suit, rank, strength, points and value.
+
+use crate::pb::MatchStart;
+
+/// The card id of a card the seat may not see.
+pub const HIDDEN: i32 = -1;
+
+/// Strength and points by rank index (ace, 2, 3, 4, 5, 6, 7, jack, knight, king), and the
+/// points a trick must be worth before the heuristic spends a card to win it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Family {
+    pub strength: [i32; 10],
+    pub points: [i32; 10],
+    pub threshold: i32,
+}
+
+/// Family B: the briscola games and madrasso (ace, three, king, knight, jack score).
+pub const FAMILY_B: Family = Family {
+    strength: [9, 0, 8, 1, 2, 3, 4, 5, 6, 7],
+    points: [11, 0, 10, 0, 0, 0, 0, 2, 3, 4],
+    threshold: 10,
+};
+
+/// Family T: the tressette games (three, two, ace high; points in thirds).
+pub const FAMILY_T: Family = Family {
+    strength: [7, 8, 9, 0, 1, 2, 3, 4, 5, 6],
+    points: [3, 1, 1, 0, 0, 0, 0, 1, 1, 1],
+    threshold: 3,
+};
+
+/// Family B or T for a game id; `None` for every other game (family N).
+pub fn family_of(game: &str) -> Option<&'static Family> {
+    if game.starts_with("briscola") || game == "madrasso" {
+        Some(&FAMILY_B)
+    } else if game.starts_with("tressette") {
+        Some(&FAMILY_T)
+    } else {
+        None
+    }
+}
+
+/// What the heuristic reads of one card.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Card {
+    pub suit: i32,
+    pub rank: i32,
+    pub strength: i32,
+    pub points: i32,
+}
+
+/// What the heuristic knows of a match: the game, its family, the deck and each card's figures.
+#[derive(Debug, Clone)]
+pub struct Figures {
+    pub game: String,
+    pub family: Option<&'static Family>,
+    /// True for the Italian decks, where coins, sevens and the settebello count in captures.
+    pub italian: bool,
+    cards: Vec<Card>,
+}
+
+impl Figures {
+    /// Read the game id and every card of `MatchStart.deck`.
+    pub fn from_match_start(start: &MatchStart) -> Self {
+        let deck = start.deck.as_ref();
+        let family = family_of(&start.game);
+        let mut cards = Vec::new();
+        for card in deck.map(|deck| deck.cards.as_slice()).unwrap_or_default() {
+            let Ok(id) = usize::try_from(card.id) else {
+                continue;
+            };
+            if cards.len() <= id {
+                cards.resize(id + 1, Card::default());
+            }
+            cards[id] = figures_of(family, card.suit, card.rank);
+        }
+        Self {
+            game: start.game.clone(),
+            family,
+            italian: deck.is_some_and(|deck| deck.name.starts_with("italian")),
+            cards,
+        }
+    }
+
+    /// The figures of a card id; `None` for a hidden card (or an id outside the deck).
+    pub fn card(&self, card: i32) -> Option<&Card> {
+        usize::try_from(card).ok().and_then(|id| self.cards.get(id))
+    }
+
+    /// The value of a card, 16 × points + strength; a hidden card is worth nothing.
+    pub fn value(&self, card: i32) -> i64 {
+        self.card(card).map_or(0, |card| {
+            16 * i64::from(card.points) + i64::from(card.strength)
+        })
+    }
+
+    /// The value of a list of cards: the sum of their values.
+    pub fn values(&self, cards: &[i32]) -> i64 {
+        cards.iter().map(|&card| self.value(card)).sum()
+    }
+
+    /// The points of a card; a hidden card has none.
+    pub fn points(&self, card: i32) -> i64 {
+        self.card(card).map_or(0, |card| i64::from(card.points))
+    }
+}
+
+/// A card's strength and points in its game's family; family N: strength = rank, no points.
+fn figures_of(family: Option<&Family>, suit: i32, rank: i32) -> Card {
+    let by_rank = |table: &[i32; 10]| {
+        usize::try_from(rank)
+            .ok()
+            .and_then(|r| table.get(r))
+            .copied()
+    };
+    let (strength, points) = match family {
+        Some(family) => (
+            by_rank(&family.strength).unwrap_or(rank),
+            by_rank(&family.points).unwrap_or(0),
+        ),
+        None => (rank, 0),
+    };
+    Card {
+        suit,
+        rank,
+        strength,
+        points,
+    }
+}

@@ -220,6 +220,16 @@ def clean_entrants(result: DuplicateResult) -> set[int]:
     return clean
 
 
+def running(pid: int) -> bool:
+    """True while the process exists and has not exited: the event loop learns of a bot's
+    death only when its child watcher reaps it, which may come after the next match starts."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] not in (["Z"], ["X"])
+
+
 class AgentPool:
     """Launched process bots of one worker, by bot and seat slot, kept between matches."""
 
@@ -299,7 +309,8 @@ class AgentPool:
         bot = self._idle.pop(key, None)
         if bot is not None:
             await asyncio.sleep(0)
-            if bot.process is not None and bot.process.returncode is None:
+            process = bot.process
+            if process is not None and process.returncode is None and running(process.pid):
                 return bot
             await self.stop(bot)
         return self.new_bot(key)

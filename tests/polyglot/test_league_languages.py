@@ -54,7 +54,7 @@ def test_a_league_of_three_languages_in_docker_over_every_game(workdir: Path) ->
     with open_store(db) as store, store.session() as session:
         played = list(session.scalars(select(Match)))
         reasons = set(session.scalars(select(SeatResult.reason)))
-    assert {match.game for match in played} == set(game_ids())
+    assert {match.game_id for match in played} == set(game_ids())
     assert all(match.status is MatchStatus.DONE for match in played)
     assert reasons == {"OK"}
 

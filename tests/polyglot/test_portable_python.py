@@ -135,8 +135,8 @@ KIND_SCORES = [
     (action(1, pb.ACTION_KIND_DONE), 1000),
     (action(1, pb.ACTION_KIND_DRAW, value=2), 1000),
     (action(1, pb.ACTION_KIND_PASS), 600),
-    (action(1, pb.ACTION_KIND_BID, value=3), 497),
-    (action(1, pb.ACTION_KIND_BID), 500),
+    (action(1, pb.ACTION_KIND_BID, value=3), 897),
+    (action(1, pb.ACTION_KIND_BID), 900),
     (action(1, pb.ACTION_KIND_REDEAL), 0),
     (action(1, pb.ACTION_KIND_OTHER), 0),
     (action(1, pb.ACTION_KIND_GIVE, [card(ACE, CUPS)]), 1000 - 185),
@@ -306,8 +306,9 @@ def test_play_takes_a_trick_worth_it_and_otherwise_throws_the_cheapest_card() ->
 # Bids, passes and calls.
 
 @pytest.mark.parametrize(("actions", "chosen"), [
-    ([action(1, pb.ACTION_KIND_BID, value=1), action(2, pb.ACTION_KIND_PASS)], 2),
-    ([action(1, pb.ACTION_KIND_BID), action(2, pb.ACTION_KIND_PASS)], 2),
+    ([action(1, pb.ACTION_KIND_BID, value=1), action(2, pb.ACTION_KIND_PASS)], 1),
+    ([action(2, pb.ACTION_KIND_BID), action(1, pb.ACTION_KIND_PASS)], 2),
+    ([action(1, pb.ACTION_KIND_BID, value=120), action(2, pb.ACTION_KIND_PASS)], 1),
     ([action(1, pb.ACTION_KIND_BID, value=3), action(2, pb.ACTION_KIND_BID, value=1),
       action(3, pb.ACTION_KIND_BID, value=2)], 2),
     ([action(1, pb.ACTION_KIND_BID, value=1), action(2, pb.ACTION_KIND_BID)], 2),
@@ -316,7 +317,7 @@ def test_play_takes_a_trick_worth_it_and_otherwise_throws_the_cheapest_card() ->
     ([action(1, pb.ACTION_KIND_BID, value=-200), action(2, pb.ACTION_KIND_PASS)], 1),
     ([action(1, pb.ACTION_KIND_BID, value=0), action(2, pb.ACTION_KIND_BID, value=0)], 1),
 ])
-def test_pass_comes_before_any_bid_and_the_lowest_bid_before_the_others(
+def test_a_bid_comes_before_a_pass_and_the_lowest_bid_before_the_others(
         actions: list[pb.LegalAction], chosen: int) -> None:
     assert choose("briscola-chiamata", request(*actions)) == chosen
 

@@ -204,7 +204,7 @@ def score_pass(figures: Figures, observation: pb.Observation, action: pb.LegalAc
 
 def score_bid(figures: Figures, observation: pb.Observation, action: pb.LegalAction) -> int:
     """BID: the lowest bid, after passing."""
-    return 500 - (action.value if action.HasField("value") else 0)
+    return 900 - (action.value if action.HasField("value") else 0)
 
 
 def score_redeal_other(figures: Figures, observation: pb.Observation,

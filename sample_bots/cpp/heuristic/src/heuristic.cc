@@ -30,7 +30,7 @@ constexpr int64_t kPlay = 2000;
 constexpr int64_t kWinningPlay = 3000;
 constexpr int64_t kNeutral = 1000;
 constexpr int64_t kPass = 600;
-constexpr int64_t kBid = 500;
+constexpr int64_t kBid = 900;
 constexpr int kBriscola31Target = 31;
 
 bool StartsWith(const std::string& text, const std::string& prefix) {

@@ -155,9 +155,9 @@ void TestOtherKinds() {
   ExpectEqual(heuristic::Score(figures, observation, declare), 4000, "declare elsewhere");
 
   pb::LegalAction bid = Action(2, pb::ACTION_KIND_BID);
-  ExpectEqual(heuristic::Score(figures, observation, bid), 500, "unset bid");
+  ExpectEqual(heuristic::Score(figures, observation, bid), 900, "unset bid");
   bid.set_value(61);
-  ExpectEqual(heuristic::Score(figures, observation, bid), 500 - 61, "bid 61");
+  ExpectEqual(heuristic::Score(figures, observation, bid), 900 - 61, "bid 61");
 
   pb::LegalAction call_card = Action(3, pb::ACTION_KIND_CALL, {Card(0, 0)});
   call_card.set_rank(0);

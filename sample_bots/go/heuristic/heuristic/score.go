@@ -28,7 +28,7 @@ func Score(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAc
 	case agentpb.ActionKind_ACTION_KIND_PASS:
 		return 600
 	case agentpb.ActionKind_ACTION_KIND_BID:
-		return 500 - int(action.GetValue()) // an unset value reads as 0
+		return 900 - int(action.GetValue()) // an unset value reads as 0
 	}
 	return 0 // REDEAL, OTHER
 }

@@ -44,7 +44,7 @@ pub fn score(figures: &Figures, observation: &Observation, action: &LegalAction)
         ActionKind::Give | ActionKind::Discard => 1000 - figures.values(&action.cards),
         ActionKind::Call => score_call(figures, action),
         ActionKind::Pass => 600,
-        ActionKind::Bid => 500 - i64::from(action.value.unwrap_or(0)),
+        ActionKind::Bid => 900 - i64::from(action.value.unwrap_or(0)),
         ActionKind::Redeal | ActionKind::Other | ActionKind::Unspecified => 0,
     }
 }
@@ -262,8 +262,8 @@ mod tests {
             (ActionKind::Keep, 1000),
             (ActionKind::Done, 1000),
             (ActionKind::Draw, 1000),
+            (ActionKind::Bid, 900),
             (ActionKind::Pass, 600),
-            (ActionKind::Bid, 500),
             (ActionKind::Redeal, 0),
             (ActionKind::Other, 0),
         ];
@@ -455,12 +455,12 @@ mod tests {
         assert_eq!(score(&figures, &observation, &call_suit), 1000);
         let mut bid = action(5, ActionKind::Bid, &[]);
         bid.value = Some(70);
-        assert_eq!(score(&figures, &observation, &bid), 430);
+        assert_eq!(score(&figures, &observation, &bid), 830);
         assert_eq!(
             score(&figures, &observation, &action(6, ActionKind::Bid, &[])),
-            500
+            900
         );
         let actions = vec![bid, action(6, ActionKind::Pass, &[])];
-        assert_eq!(choose(&figures, &request(observation, actions)), Some(6));
+        assert_eq!(choose(&figures, &request(observation, actions)), Some(5));
     }
 }

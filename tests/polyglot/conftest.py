@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import in_ci
+from tests.sandbox.conftest import in_ci, require_docker
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots"
@@ -23,3 +23,16 @@ def require_tools(*names: str) -> None:
     if in_ci():
         pytest.fail(message)
     pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def base_image() -> None:
+    """The sandbox's base image, built when missing (skipped without Docker)."""
+    client = require_docker()
+    from docker.errors import ImageNotFound
+
+    from arena.sandbox.images import BASE_IMAGE, build_base
+    try:
+        client.images.get(BASE_IMAGE)
+    except ImageNotFound:
+        build_base()

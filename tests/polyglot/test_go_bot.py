@@ -5,7 +5,6 @@ the same moves as the Python port, and ``arena bot new --lang go`` as generated.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import stat
@@ -13,21 +12,18 @@ import struct
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
-from typer.testing import CliRunner, Result
 
 from arena.agents.hostbuild import ensure_built
 from arena.agents.manifest import BotManifest
-from arena.cli import app
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
+from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
-from tests.sandbox.conftest import require_docker
 
 GO_BOT = SAMPLE_BOTS / "go" / "heuristic"
 PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
@@ -41,37 +37,10 @@ EQUAL_GAMES = ("briscola-31", "briscola-chiamata", "tressette-toro", "scopone", 
 START_TIMEOUT_S = 20.0
 PT_INTERP = 3
 
-runner = CliRunner()
-
-
-def run(*args: str) -> Result:
-    """Invoke the command line in-process."""
-    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
-
-
 def build(folder: Path) -> None:
     """Run the folder's build command as the arena does (once per process)."""
     require_tools(*TOOLS)
     ensure_built(BotManifest.load(folder))
-
-
-def check(*args: str) -> dict[str, Any]:
-    """``arena bot check ARGS --json``, its report; every check must pass."""
-    result = run("bot", "check", *args, "--json")
-    try:
-        report = json.loads(result.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(f"arena bot check gave no report:\n{result.output}")
-    failed = [item for item in report["checks"] if item["status"] != "PASS"]
-    assert result.exit_code == 0 and report["passed"] and not failed, result.output
-    return report
-
-
-def play(game: str, seats: Sequence[str], seed: int) -> dict[str, Any]:
-    """``arena play GAME SEATS --seed SEED --json``: the match record."""
-    result = run("play", game, *seats, "--seed", str(seed), "--json")
-    assert result.exit_code == 0, result.output
-    return dict(json.loads(result.stdout))
 
 
 def program_headers(binary: Path) -> list[int]:
@@ -88,19 +57,6 @@ def go_bot() -> Path:
     """The sample bot's folder, built."""
     build(GO_BOT)
     return GO_BOT
-
-
-@pytest.fixture(scope="session")
-def base_image() -> None:
-    """The sandbox's base image, built when missing (skipped without Docker)."""
-    client = require_docker()
-    from docker.errors import ImageNotFound
-
-    from arena.sandbox.images import BASE_IMAGE, build_base
-    try:
-        client.images.get(BASE_IMAGE)
-    except ImageNotFound:
-        build_base()
 
 
 @pytest.fixture

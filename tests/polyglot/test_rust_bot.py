@@ -5,21 +5,16 @@ matches against random in three games, the same moves as the Python port, and
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from arena.agents.hostbuild import ensure_built
 from arena.agents.manifest import BotManifest
-from arena.cli import app
+from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
-from tests.sandbox.conftest import require_docker
 
 RUST_BOT = SAMPLE_BOTS / "rust" / "heuristic"
 PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
@@ -31,37 +26,10 @@ MATCH_GAMES = ("briscola", "scopa", "tressette")
 EQUAL_GAMES = ("briscola-31", "briscola-chiamata-carta", "madrasso", "tressette-pozzo",
                "scopone", "presidente")
 
-runner = CliRunner()
-
-
-def run(*args: str) -> Result:
-    """Invoke the command line in-process."""
-    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
-
-
 def build(folder: Path) -> None:
     """Run the folder's build command as the arena does (once per process)."""
     require_tools(*TOOLS)
     ensure_built(BotManifest.load(folder))
-
-
-def check(*args: str) -> dict[str, Any]:
-    """``arena bot check ARGS --json``, its report; every check must pass."""
-    result = run("bot", "check", *args, "--json")
-    try:
-        report = json.loads(result.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(f"arena bot check gave no report:\n{result.output}")
-    failed = [item for item in report["checks"] if item["status"] != "PASS"]
-    assert result.exit_code == 0 and report["passed"] and not failed, result.output
-    return report
-
-
-def play(game: str, seats: Sequence[str], seed: int) -> dict[str, Any]:
-    """``arena play GAME SEATS --seed SEED --json``: the match record."""
-    result = run("play", game, *seats, "--seed", str(seed), "--json")
-    assert result.exit_code == 0, result.output
-    return dict(json.loads(result.stdout))
 
 
 @pytest.fixture(scope="session")
@@ -69,19 +37,6 @@ def rust_bot() -> Path:
     """The sample bot's folder, built."""
     build(RUST_BOT)
     return RUST_BOT
-
-
-@pytest.fixture(scope="session")
-def base_image() -> None:
-    """The sandbox's base image, built when missing (skipped without Docker)."""
-    client = require_docker()
-    from docker.errors import ImageNotFound
-
-    from arena.sandbox.images import BASE_IMAGE, build_base
-    try:
-        client.images.get(BASE_IMAGE)
-    except ImageNotFound:
-        build_base()
 
 
 def test_build_puts_a_binary_needing_only_glibc_in_bin(rust_bot: Path) -> None:

@@ -181,6 +181,25 @@ def deadline_guard(action: Callable[[LeagueCounts], None]) -> Callable[[LeagueCo
     return progress
 
 
+def kill_a_running_worker(db: str, killed: list[tuple[str, int]]
+                          ) -> Callable[[LeagueCounts], None]:
+    """A progress callback that, once a match is leased, kills the worker process holding it
+    with SIGKILL (once), noting the match and the process in ``killed``."""
+
+    def kill(counts: LeagueCounts) -> None:
+        """Kill the lease holder of a running match, the first time one is seen."""
+        if killed or not counts.leased:
+            return
+        for match in matches(db):
+            if match.status is MatchStatus.LEASED and match.lease_owner:
+                pid = int(match.lease_owner.split(":")[1])
+                os.kill(pid, signal.SIGKILL)
+                killed.append((match.id, pid))
+                return
+
+    return kill
+
+
 def assert_played_once(db: str) -> list[Match]:
     """Every match is done with one result per seat and one record per rotation."""
     played = matches(db)
@@ -201,20 +220,9 @@ def test_worker_killed_mid_match_runs_the_match_again(
     new_league(db, [str(slow_bot(workdir / "slow", 0.05)), "random"], deals=2)
     supervisor = workers.start("--concurrency", "2")
     killed: list[tuple[str, int]] = []
-
-    def kill_a_running_worker(counts: LeagueCounts) -> None:
-        """Once a match is leased, kill the worker process that holds it."""
-        if killed or not counts.leased:
-            return
-        for match in matches(db):
-            if match.status is MatchStatus.LEASED and match.lease_owner:
-                pid = int(match.lease_owner.split(":")[1])
-                os.kill(pid, signal.SIGKILL)
-                killed.append((match.id, pid))
-                return
-
     counts = dispatch_league(db, "faults", redis_server.url,
-                             deadline_guard(kill_a_running_worker), resend_after_s=2.0)
+                             deadline_guard(kill_a_running_worker(db, killed)),
+                             resend_after_s=2.0)
     assert counts.done == counts.total == 2
     assert killed, "no match was seen running"
     played = {match.id: match for match in assert_played_once(db)}

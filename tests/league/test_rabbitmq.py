@@ -4,20 +4,17 @@ delivered again (AMQP redelivers an unacknowledged message when its consumer goe
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 from arena.league.celery_app import CelerySettings, make_celery_app, visibility_timeout
-from arena.league.dispatch import LeagueCounts, dispatch_league
-from arena.store import MatchStatus
+from arena.league.dispatch import dispatch_league
 
 from .rabbitmq_server import RabbitServer, rabbitmq_server  # noqa: F401 - the fixture
 from .test_celery_faults import (
     Workers,
     assert_played_once,
     deadline_guard,
-    matches,
+    kill_a_running_worker,
     new_league,
     slow_bot,
     workdir,  # noqa: F401 - the fixture
@@ -40,22 +37,11 @@ def test_a_league_plays_through_rabbitmq_and_survives_a_killed_worker(
     new_league(db, [str(slow_bot(workdir / "slow", 0.05)), "random"], deals=3)
     workers = Workers(workdir, rabbitmq_server.url, db)
     killed: list[tuple[str, int]] = []
-
-    def kill_a_running_worker(counts: LeagueCounts) -> None:
-        """Once a match is leased, kill the worker process that holds it."""
-        if killed or not counts.leased:
-            return
-        for match in matches(db):
-            if match.status is MatchStatus.LEASED and match.lease_owner:
-                pid = int(match.lease_owner.split(":")[1])
-                os.kill(pid, signal.SIGKILL)
-                killed.append((match.id, pid))
-                return
-
     try:
         supervisor = workers.start("--concurrency", "2")
         counts = dispatch_league(db, "faults", rabbitmq_server.url,
-                                 deadline_guard(kill_a_running_worker), resend_after_s=2.0)
+                                 deadline_guard(kill_a_running_worker(db, killed)),
+                                 resend_after_s=2.0)
         assert supervisor.poll() is None, workers.log(0)
     finally:
         workers.stop_all()

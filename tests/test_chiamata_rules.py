@@ -276,6 +276,37 @@ def test_all_pass_redeals_by_the_next_dealer() -> None:
     assert state.returns() == [0.0] * 5
 
 
+@pytest.mark.parametrize("max_redeals", [0, 1, 3])
+def test_after_max_redeals_throw_ins_the_last_bidder_must_bid(max_redeals: int) -> None:
+    """Seats that always pass: after ``max_redeals`` throw-ins the last bidder may not pass."""
+    game = game_of(MARCHIGIANO, 5, max_redeals=max_redeals)
+    state = game.new_initial_state(11)
+    for _ in range(max_redeals):
+        for _ in range(5):
+            state.apply_action(PASS)
+    assert len(events_of(state, EventKind.REDEAL)) == max_redeals
+    for _ in range(4):
+        assert PASS in state.legal_actions()
+        state.apply_action(PASS)
+    assert PASS not in state.legal_actions()
+    finish(state)
+    assert len(events_of(state, EventKind.REDEAL)) == max_redeals
+
+
+def test_the_redeal_count_starts_again_each_hand() -> None:
+    """A hand that is played resets the count: the next hand's auction may all pass again."""
+    game = game_of(MARCHIGIANO, 5, max_redeals=1, hands=2)
+    state = game.new_initial_state(5)
+    for _ in range(5):
+        state.apply_action(PASS)
+    while len(events_of(state, EventKind.HAND_START)) < 3:
+        legal = state.legal_actions()
+        state.apply_action(PASS if PASS in legal else legal[0])
+    for _ in range(5):
+        state.apply_action(PASS)
+    assert len(events_of(state, EventKind.REDEAL)) == 2
+
+
 def test_punti_winner_names_any_card() -> None:
     """"A punti": the winner names a full card, possibly their own (6 seats: no 2s)."""
     game = game_of(PUNTI, 6)

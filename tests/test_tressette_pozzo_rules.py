@@ -183,6 +183,16 @@ def test_a_bid_must_beat_the_last_and_a_rejected_one_changes_nothing() -> None:
     assert (state.history(), state.full_events(), state.legal_actions()) == before
 
 
+@pytest.mark.parametrize("max_redeals", [0, 2])
+def test_after_max_redeals_throw_ins_the_last_speaker_must_bid(max_redeals: int) -> None:
+    """Seats that always pass: after ``max_redeals`` throw-ins the third speaker may not pass."""
+    state = load_game(GAME, 3, {"max_redeals": max_redeals}).new_initial_state(4)
+    for _ in range(3 * max_redeals + 2):
+        state.apply_action(PASS)
+    assert len(events_of(state, EventKind.REDEAL)) == max_redeals
+    assert state.legal_actions() == [CHIAMO, SOLO, SOLISSIMO]
+
+
 def test_all_pass_throws_the_hand_in_and_the_next_dealer_deals() -> None:
     """Three passes: REDEAL, the deal passes to the right, the new dealer's right bids first."""
     first = calabresella_order([STRONG, MIDDLE, WEAK], SEVENS)

@@ -23,8 +23,10 @@ Rules summary (RULES.md 1.4 and A7-A14):
     "2 a 62", "2 a 63", ... up to 120 (two decks: from 122 to 240). The opener may pass. The
     winner then names the suit, publicly. All pass: the hand is thrown in and the next dealer
     deals (``all_pass=redeal``), or the dealer may not pass when all others have
-    (``forced_dealer``). ``allow_4_obbligato``: where a plain 2 is a legal bid, a holder of a 2
-    may bid "4 obbligato" instead: the level of the 2, calling the 4 of a suit whose 2 they hold.
+    (``forced_dealer``). After ``max_redeals`` throw-ins in a row (default 3) the next auction
+    is played as with ``forced_dealer``, so that a match always ends. ``allow_4_obbligato``:
+    where a plain 2 is a legal bid, a holder of a 2 may bid "4 obbligato" instead: the level of
+    the 2, calling the 4 of a suit whose 2 they hold.
   - Povo "a carta" (``briscola-chiamata-carta``): the same ladder, but the opener must bid. The
     suit stays secret: committed at auction end (``suit_choice=commit``, visible to the caller
     only) or chosen after trick 1 (``after_trick1``). In trick 1 every card of the called rank
@@ -84,6 +86,7 @@ called card has been seen. Face-down cards are HIDDEN to all but their player un
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import IntEnum
 from math import factorial
 
@@ -207,6 +210,9 @@ class ChiamataGame(Game):
             bool(params.get("allow_4_obbligato", True)),
             params.get("all_pass", "redeal") == "forced_dealer",
         )
+        self.forced_rules = replace(self.rules, forced_dealer=True)
+        """The auction once ``max_redeals`` hands in a row were thrown in."""
+        self.max_redeals = int(params.get("max_redeals", _MAX_REDEALS.default))
         self.strict = params.get("bid_threshold", "ge") == "gt"
         self.scale_with_bid = bool(params.get("bid_multiplier", False))
         self.commit = params.get("suit_choice", "commit") == "commit"
@@ -214,16 +220,20 @@ class ChiamataGame(Game):
         self.morto_random = params.get("morto_policy", "random") == "random"
         self.hands = int(params.get("hands", 1))
         self.card_calls = [NAME_CARD + c for c in ITALIAN_40.cards if c not in removed]
-        self._bid_cache: dict[tuple[int, bool, bool], list[int]] = {}
+        self._bid_cache: dict[tuple[int, bool, bool, bool], list[int]] = {}
         self.bid_levels = tuple(bid_level(self.rules, a) if is_bid(self.rules, a) else NO_BID
                                 for a in range(NAME_SUIT))
 
-    def legal_bids(self, high: int, holds_two: bool, alone: bool) -> list[int]:
-        """The legal auction actions (a shared list, computed once per situation)."""
-        key = (high, holds_two, alone)
+    def legal_bids(self, high: int, holds_two: bool, alone: bool, forced: bool) -> list[int]:
+        """The legal auction actions (a shared list, computed once per situation).
+
+        ``forced``: the auction after ``max_redeals`` throw-ins, where the last bidder must bid.
+        """
+        key = (high, holds_two, alone, forced)
         legal = self._bid_cache.get(key)
         if legal is None:
-            legal = self._bid_cache[key] = legal_bids(self.rules, high, holds_two, alone)
+            rules = self.forced_rules if forced else self.rules
+            legal = self._bid_cache[key] = legal_bids(rules, high, holds_two, alone)
         return legal
 
     def new_initial_state(self, seed: int, deal: DealInput = None) -> ChiamataState:
@@ -237,8 +247,8 @@ class ChiamataState(State):
     __slots__ = ("_bidder", "_called", "_called_rank", "_caller", "_dealer", "_dealt",
                  "_face_down", "_hand_log_start", "_hand_number", "_hands", "_high",
                  "_high_action", "_leader", "_m", "_morto_partner", "_n", "_obbligato_suits",
-                 "_partners", "_passed", "_phase", "_points", "_public", "_target", "_trick",
-                 "_trump")
+                 "_partners", "_passed", "_phase", "_points", "_public", "_redeals", "_target",
+                 "_trick", "_trump")
 
     game: ChiamataGame
 
@@ -248,6 +258,7 @@ class ChiamataState(State):
         self._n = game.num_players
         self._m = game.num_hands
         self._hand_number = 0
+        self._redeals = 0
         self._dealer = game.num_players - 1
         self._start_hand()
 
@@ -302,6 +313,7 @@ class ChiamataState(State):
         self._event(_HAND_END, self._dealer, tuple(self.game.deck.cards),
                     (0,) * self._m)
         self._dealer = (self._dealer + 1) % self._n
+        self._redeals += 1
         self._start_hand()
 
     def _end_hand(self) -> None:
@@ -329,6 +341,7 @@ class ChiamataState(State):
             self._event(_MATCH_END, -1, values=tuple(map(int, self._returns)))
             return
         self._dealer = (self._dealer + 1) % n
+        self._redeals = 0
         self._start_hand()
 
     # --- the auction and the call -------------------------------------------------------------
@@ -575,7 +588,8 @@ class ChiamataState(State):
         seat = self._current
         if phase == _AUCTION:
             return self.game.legal_bids(self._high, not _TWOS.isdisjoint(self._hands[seat]),
-                                        self._passed.count(False) == 1)
+                                        self._passed.count(False) == 1,
+                                        self._redeals >= self.game.max_redeals)
         if phase in (_NAME_SUIT, _CHOOSE_SUIT):
             return [NAME_SUIT + suit for suit in self._obbligato_suits]
         if phase == _NAME_CARD:
@@ -748,6 +762,9 @@ _MULTIPLIER = Param("bid_multiplier", False, "scale game points with the target:
                     "71-80 x2, 81-90 x3, 91-100 x4, 101+ x5")
 _ALL_PASS = Param("all_pass", "redeal", "when everyone passes: the next dealer deals again, or "
                   "the dealer may not pass", choices=("redeal", "forced_dealer"))
+_MAX_REDEALS = Param("max_redeals", 3, "with all_pass=redeal: after this many throw-ins in a "
+                     "row the last bidder may not pass, so a match always ends",
+                     minimum=0, maximum=100)
 _OBBLIGATO = Param("allow_4_obbligato", True, "a holder of a 2 may bid the 4 of a suit whose 2 "
                    "they hold at the level of the 2")
 _SUIT_CHOICE = Param("suit_choice", "commit", "Povo: the caller commits the suit secretly at "
@@ -764,7 +781,8 @@ _MORTO = Param("morto", False, "add a dead hand (9 seats: 10 hands of 8)")
 _SCORING = (_HANDS, _THRESHOLD, _MULTIPLIER)
 _RANK_AUCTION = (_OBBLIGATO,)
 _POVO = (_SUIT_CHOICE, _FACEDOWN)
-_ANY_AUCTION = (_AUCTION_PARAM, *_SCORING, _ALL_PASS, _OBBLIGATO, *_POVO, _MORTO_POLICY)
+_ANY_AUCTION = (_AUCTION_PARAM, *_SCORING, _ALL_PASS, _MAX_REDEALS, _OBBLIGATO, *_POVO,
+                _MORTO_POLICY)
 
 
 def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:
@@ -785,7 +803,8 @@ def _two_decks_check(seats: int, params: dict[str, ParamValue]) -> str | None:
 SPECS = (
     GameSpec(
         id="briscola-chiamata", title="Briscola chiamata (Marchigiano)", section="1.4",
-        seats=(5, 6, 8), params=(*_SCORING, _ALL_PASS, *_RANK_AUCTION), factory=_make,
+        seats=(5, 6, 8), params=(*_SCORING, _ALL_PASS, _MAX_REDEALS, *_RANK_AUCTION),
+        factory=_make, rules_version="2",
         summary="descending rank auction, then 2 a 62...; the caller names the trump suit; "
                 "caller and the called card's holder against the rest",
         extra_configurations=(
@@ -814,7 +833,7 @@ SPECS = (
     ),
     GameSpec(
         id="briscola-chiamata-morto", title="Briscola chiamata con il morto", section="1.4",
-        seats=(7, 4), params=_ANY_AUCTION, factory=_make,
+        seats=(7, 4), params=_ANY_AUCTION, factory=_make, rules_version="2",
         summary="a dead hand is dealt, plays blind and can be called",
         extra_configurations=(
             (7, (("morto_policy", "top_of_pile"), ("auction", MARCHIGIANO))),
@@ -825,6 +844,7 @@ SPECS = (
     GameSpec(
         id="briscola-chiamata-due-mazzi", title="Briscola chiamata con due mazzi",
         section="1.4", seats=(8, 10, 9), params=(*_ANY_AUCTION, _MORTO), factory=_make,
+        rules_version="2",
         summary="two decks, 121 of 240; the later of identical cards wins; 1 or 2 partners",
         cross_check=_two_decks_check,
         extra_configurations=(

@@ -14,7 +14,9 @@ Rules summary (RULES.md 1.7, A21):
 - Single-round auction from the dealer's right, each bid higher than the last: pass, chiamo,
   solo, solissimo. Nobody speaks after a solissimo. The highest bidder is the soloist against
   the other two. All pass: the cards are thrown in (REDEAL) and the next dealer (dealer+1)
-  deals again; the new deal belongs to the same hand (same hand number, no HAND_END).
+  deals again; the new deal belongs to the same hand (same hand number, no HAND_END). After
+  ``max_redeals`` throw-ins in a row (default 3) the last speaker may not pass when the
+  others have, so that a match always ends.
 - Chiamo: the soloist calls a card they do not hold (public). Its holder hands it over (public)
   and the soloist gives back a card of their choice, face up (not the called card). If the
   called card is in the monte nothing is handed over and the soloist may not call again: they
@@ -153,6 +155,8 @@ _DISCARD_ENTRY = play_entries(EventKind.SWAP, NUM_SEATS, ITALIAN_40.size, privat
 _TRICK = EventKind.TRICK
 _BID_LEGAL = tuple([PASS, *range(PASS + level + 1, SOLISSIMO + 1)] for level in range(4))
 """Legal auction actions by the highest bid so far."""
+_FORCED_BID = list(range(PASS + 1, SOLISSIMO + 1))
+"""The last speaker's actions after ``max_redeals`` throw-ins when the others passed."""
 
 
 class Phase(IntEnum):
@@ -198,6 +202,7 @@ class PozzoGame(Game):
         self.draw_pool = params["variant"] == "draw_pool"
         self.target = int(params["target"])
         self.by_difference = params["payment"] == "difference"
+        self.max_redeals = int(params["max_redeals"])
         self.soloist_leads = params["first_lead"] == "soloist"
 
     def new_initial_state(self, seed: int, deal: DealInput = None) -> PozzoState:
@@ -209,7 +214,7 @@ class PozzoState(State):
     """A match of Tressette con il pozzo in progress."""
 
     __slots__ = ("_called", "_contract", "_dealer", "_first", "_hand_number", "_hands",
-                 "_holder", "_leader", "_monte", "_phase", "_scores", "_soloist",
+                 "_holder", "_leader", "_monte", "_phase", "_redeals", "_scores", "_soloist",
                  "_spoken", "_stock", "_thirds", "_trick")
 
     game: PozzoGame
@@ -218,6 +223,7 @@ class PozzoState(State):
         """Deal the first hand."""
         super().__init__(game, seed, deal)
         self._hand_number = 0
+        self._redeals = 0
         self._dealer = NUM_SEATS - 1
         self._scores = [0] * NUM_SEATS
         self._start_hand()
@@ -293,6 +299,7 @@ class PozzoState(State):
             self._current = TERMINAL
             return
         self._hand_number += 1
+        self._redeals = 0
         self._dealer = NEXT_SEAT[self._dealer]
         self._start_hand()
 
@@ -308,6 +315,9 @@ class PozzoState(State):
 
     def _legal_bid(self) -> list[int]:
         """Pass, or any contract above the highest bid so far."""
+        if (self._spoken == NUM_SEATS - 1 and self._soloist < 0
+                and self._redeals >= self.game.max_redeals):
+            return _FORCED_BID
         return _BID_LEGAL[self._contract]
 
     def _apply_bid(self, action: int) -> None:
@@ -326,6 +336,7 @@ class PozzoState(State):
         soloist = self._soloist
         if soloist < 0:
             self._dealer = NEXT_SEAT[self._dealer]
+            self._redeals += 1
             self._event(EventKind.REDEAL, self._dealer)
             self._deal()
             return
@@ -565,8 +576,10 @@ SPECS = (
                   choices=("stake", "difference")),
             Param("first_lead", "dealer_right", "who leads the first trick of a Calabresella "
                   "hand", choices=("dealer_right", "soloist")),
+            Param("max_redeals", 3, "after this many throw-ins in a row the last speaker may "
+                  "not pass, so a match always ends", minimum=0, maximum=100),
         ),
-        factory=_make,
+        factory=_make, rules_version="2",
         summary="Calabresella: bid chiamo/solo/solissimo, 1 against 2, 6 of 11 points; to 21",
         cross_check=_cross_check,
         extra_configurations=(

@@ -35,6 +35,7 @@ from arena.match.timecontrol import (
 )
 from arena.policies import policy_names
 from arena.sandbox.errors import BuildError, SandboxError
+from arena.server.api.cli import remote_app, serve_command
 
 USAGE_ERROR = 2
 """The exit code of bad input."""
@@ -143,6 +144,8 @@ app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(league_app, name="league")
 app.command("leaderboard")(leaderboard_command)
 app.command("report")(report_command)
+app.add_typer(remote_app, name="remote")
+app.command("serve")(serve_command)
 
 
 @app.command("worker", add_help_option=False,
@@ -520,18 +523,20 @@ def bench_sandbox(
 def bench_league(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     matches: Annotated[int, typer.Option(
-        "--matches", metavar="N", help="Duplicate sets in the league (run twice).")] = 20,
+        "--matches", metavar="N", help="Duplicate sets in each league.")] = 20,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 2,
     broker: Annotated[str | None, typer.Option(
         "--broker", metavar="URL", help="Celery's broker (default: a private redis-server).")
     ] = None,
     seconds: Annotated[float, typer.Option(
         "--seconds", help="Time of the ceiling measurement.")] = 3.0,
+    rounds: Annotated[int, typer.Option(
+        "--rounds", help="Rounds of ceiling, local and Celery leagues; medians are shown.")] = 3,
 ) -> None:
     """Measure a league of process bots against the concurrent gRPC ceiling, and Celery's cost."""
     from arena.bench.league import bench_league_command
 
-    bench_league_command(matches, workers, broker, seconds, as_json)
+    bench_league_command(matches, workers, broker, seconds, as_json, rounds)
 
 
 # --- arena bot --------------------------------------------------------------------------------

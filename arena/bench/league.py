@@ -13,6 +13,11 @@ Three measurements in one run, in a temporary SQLite database:
 - Celery: the same league again through a private redis-server (or ``--broker``) and one worker
   process per pool worker, started and ready before the clock starts.
 
+The machines are shared and noisy, so the three are repeated ``--rounds`` times in turn (the
+Celery workers and the broker stay up across rounds), each round with leagues of its own. The
+report gives the round with the median ratio (its ceiling, local and Celery figures) and the
+median of the rounds' Celery overheads; every round's ratio and overhead are listed too.
+
 A run's time per match is read from the stored timestamps: for each worker (the lease owner),
 the span from the end of its first match to the end of its last, summed over the workers and
 divided by the matches in those spans. It holds the matches and the gaps between them (for
@@ -36,6 +41,7 @@ import math
 import os
 import platform
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -84,6 +90,8 @@ DEFAULT_MATCHES = 20
 DEFAULT_WORKERS = 2
 DEFAULT_CEILING_S = 3.0
 """Seconds the ceiling measurement keeps starting new duplicate sets."""
+DEFAULT_ROUNDS = 3
+"""Rounds of (ceiling, local league, Celery league); the report gives medians."""
 
 SAMPLE_HEURISTIC = ROOT / "sample_bots" / "python" / "heuristic"
 """The heuristic sample bot of a source checkout."""
@@ -268,48 +276,113 @@ class CeleryWorkers:
                 process.wait(timeout=30)
 
 
-def measure_celery(store_url: str, league: str, workers: int, broker: str | None, root: Path,
-                   progress: Progress) -> tuple[RunFigures | None, str | None]:
-    """Run the league through Celery; its figures, or None and the one-line reason why not."""
-    try:
-        from arena.league.celery_app import CelerySettings, DistributionError, check_broker
-        from arena.league.celery_app import make_celery_app as celery_app
+class CeleryLeagues:
+    """A private redis-server (or a given broker) and Celery workers that play leagues."""
+
+    def __init__(self, store_url: str, workers: int, broker: str | None, root: Path,
+                 progress: Progress) -> None:
+        """Nothing started yet."""
+        self.store_url = store_url
+        self.workers = workers
+        self.broker = broker
+        self.root = root
+        self.progress = progress
+        self.redis: RedisServer | None = None
+        self.pool: CeleryWorkers | None = None
+        self.broker_url = ""
+
+    def start(self) -> str | None:
+        """Start the broker and the workers; None, or the one-line reason they cannot run."""
+        try:
+            from arena.league.celery_app import CelerySettings, DistributionError, check_broker
+            from arena.league.celery_app import make_celery_app as celery_app
+        except ModuleNotFoundError as error:
+            return (f"Celery is not installed (no module {error.name}): "
+                    "pip install 'card-arena[celery]'")
+        try:
+            self.redis = RedisServer(redis_binary(), self.root) if self.broker is None else None
+        except RedisUnavailable as error:
+            return f"{error}, and no --broker was given"
+        self.broker_url = self.redis.url if self.redis is not None else str(self.broker)
+        self.pool = CeleryWorkers(self.root, self.broker_url, self.store_url)
+        try:
+            if self.redis is not None:
+                self.progress("starting redis-server")
+                self.redis.start()
+            check_broker(celery_app(CelerySettings(self.broker_url)))
+            self.progress(f"starting {self.workers} Celery workers")
+            self.pool.start(self.workers)
+        except (BenchError, DistributionError, RedisUnavailable) as error:
+            self.stop()
+            return " ".join(str(error).split())
+        return None
+
+    def run(self, league: str) -> tuple[RunFigures | None, str | None]:
+        """Play a league through the workers; its figures, or None and the reason why not."""
+        from arena.league.celery_app import DistributionError
         from arena.league.dispatch import LeagueCounts, dispatch_league
-    except ModuleNotFoundError as error:
-        return None, (f"Celery is not installed (no module {error.name}): "
-                      "pip install 'card-arena[celery]'")
-    try:
-        redis = RedisServer(redis_binary(), root) if broker is None else None
-    except RedisUnavailable as error:
-        return None, f"{error}, and no --broker was given"
-    broker_url = redis.url if redis is not None else str(broker)
-    pool = CeleryWorkers(root, broker_url, store_url)
-    try:
-        if redis is not None:
-            progress("starting redis-server")
-            redis.start()
-        check_broker(celery_app(CelerySettings(broker_url)))
-        progress(f"starting {workers} Celery workers")
-        pool.start(workers)
+
+        pool = self.pool
+        assert pool is not None, "start() first"
         deadline = time.monotonic() + LEAGUE_TIMEOUT_S
 
         def watch(counts: LeagueCounts) -> None:
             """Show the matches done; stop if a worker died or the league takes too long."""
-            progress(f"Celery: {counts.finished} of {counts.total} matches")
+            self.progress(f"Celery: {counts.finished} of {counts.total} matches")
             pool.check_alive()
             if time.monotonic() > deadline:
                 raise BenchError(f"the Celery league took over {LEAGUE_TIMEOUT_S:g} s")
 
-        started = time.perf_counter()
-        dispatch_league(store_url, league, broker_url, watch, poll_s=0.1)
-        wall = time.perf_counter() - started
-    except (BenchError, DistributionError, RedisUnavailable) as error:
-        return None, " ".join(str(error).split())
+        try:
+            started = time.perf_counter()
+            dispatch_league(self.store_url, league, self.broker_url, watch, poll_s=0.1)
+            wall = time.perf_counter() - started
+        except (BenchError, DistributionError, RedisUnavailable) as error:
+            return None, " ".join(str(error).split())
+        return run_figures(self.store_url, league, wall), None
+
+    def stop(self) -> None:
+        """Stop the workers and the private broker."""
+        if self.pool is not None:
+            self.pool.stop()
+            self.pool = None
+        if self.redis is not None:
+            self.redis.kill()
+            self.redis = None
+
+
+def measure_celery(store_url: str, league: str, workers: int, broker: str | None, root: Path,
+                   progress: Progress) -> tuple[RunFigures | None, str | None]:
+    """Run one league through Celery; its figures, or None and the one-line reason why not."""
+    leagues = CeleryLeagues(store_url, workers, broker, root, progress)
+    note = leagues.start()
+    if note is not None:
+        return None, note
+    try:
+        return leagues.run(league)
     finally:
-        pool.stop()
-        if redis is not None:
-            redis.kill()
-    return run_figures(store_url, league, wall), None
+        leagues.stop()
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the benchmark: the ceiling, the local league and the Celery league."""
+
+    ceiling: dict[str, Any]
+    local: RunFigures
+    celery: RunFigures | None
+
+    @property
+    def ratio(self) -> float:
+        """The local league's steady decisions per second over the ceiling's."""
+        return _ratio(self.local.steady_decisions_per_s, self.ceiling["decisions_per_s"])
+
+    @property
+    def overhead(self) -> float | None:
+        """Celery's extra time per match over the local pool's, as a fraction."""
+        if self.celery is None:
+            return None
+        return _ratio(self.celery.match_s - self.local.match_s, self.local.match_s)
 
 
 def _ratio(value: float, baseline: float) -> float:
@@ -321,9 +394,9 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
                      broker: str | None = None, ceiling_s: float = DEFAULT_CEILING_S,
                      progress: Progress | None = None,
                      bots: tuple[Path, Path] = (SAMPLE_RANDOM, SAMPLE_HEURISTIC),
-                     ) -> dict[str, Any]:
-    """Measure the ceiling, the local league and the Celery league; the JSON-ready report."""
-    _check_options(matches, workers, ceiling_s)
+                     rounds: int = DEFAULT_ROUNDS) -> dict[str, Any]:
+    """Measure the ceiling, the local league and the Celery league, in rounds; the report."""
+    _check_options(matches, workers, ceiling_s, rounds)
     from arena.league.create import create_league
     from arena.store import open_store
 
@@ -331,21 +404,40 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
     game = load_game(GAME, PLAYERS)
     manifests = [load_bot(bot, game, sample) for bot, sample in
                  zip(bots, (SAMPLE_RANDOM, SAMPLE_HEURISTIC), strict=True)]
+    played: list[Round] = []
     with temp_root() as root:
         store_url = f"sqlite:///{root / 'bench.db'}"
         with open_store(store_url) as store:
-            for name in ("local", "celery"):
-                create_league(store, name, [str(bot.folder) for bot in manifests], [GAME],
-                              deals=matches)
-        say(f"the ceiling: {workers} matches at once")
-        ceiling = measure_ceiling(game, manifests, workers, ceiling_s, root)
-        local = measure_local(store_url, "local", workers, say)
-        celery, note = measure_celery(store_url, "celery", workers, broker, root, say)
+            for number in range(rounds):
+                for name in ("local", "celery"):
+                    create_league(store, f"{name}-{number}", [str(bot.folder) for bot in manifests],
+                                  [GAME], deals=matches)
+        celery = CeleryLeagues(store_url, workers, broker, root, say)
+        note = celery.start()
+        try:
+            for number in range(rounds):
+                say(f"round {number + 1} of {rounds}: the ceiling, {workers} matches at once")
+                ceiling = measure_ceiling(game, manifests, workers, ceiling_s, root)
+                local = measure_local(store_url, f"local-{number}", workers, say)
+                figures = None
+                if note is None:
+                    figures, note = celery.run(f"celery-{number}")
+                played.append(Round(ceiling, local, figures))
+        finally:
+            celery.stop()
+    return league_report(game, manifests, matches, workers, ceiling_s, played, note)
+
+
+def league_report(game: Game, manifests: list[BotManifest], matches: int, workers: int,
+                  ceiling_s: float, played: list[Round], note: str | None) -> dict[str, Any]:
+    """The JSON-ready report: the median round's figures and the median Celery overhead."""
+    median_round = sorted(played, key=lambda one: one.ratio)[(len(played) - 1) // 2]
+    local, ceiling = median_round.local, median_round.ceiling
     local_figures = local.to_dict()
-    decisions_per_s = local_figures["decisions_per_s"]
-    ratio = _ratio(decisions_per_s, ceiling["decisions_per_s"])
+    ratio = median_round.ratio
     startup_s = max(0.0, local.wall_s - local.matches * local.match_s / max(local.lanes, 1))
-    overhead = None if celery is None else _ratio(celery.match_s - local.match_s, local.match_s)
+    overheads = [one.overhead for one in played if one.overhead is not None]
+    overhead = round(statistics.median(overheads), 4) if overheads and note is None else None
     return {
         "game": game.id,
         "players": game.num_players,
@@ -353,7 +445,9 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
                  for bot in manifests],
         "matches": matches,
         "workers": workers,
-        "decisions_per_s": decisions_per_s,
+        "rounds": [{"ratio": one.ratio, "celery_overhead_fraction": one.overhead}
+                   for one in played],
+        "decisions_per_s": local_figures["decisions_per_s"],
         "matches_per_hour": local_figures["matches_per_hour"],
         "ceiling_decisions_per_s": ceiling["decisions_per_s"],
         "ratio": ratio,
@@ -366,7 +460,8 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
         "meets_ratio_goal": ratio >= GOAL_RATIO,
         "meets_celery_goal": None if overhead is None else overhead < GOAL_CELERY_OVERHEAD,
         "local": local_figures,
-        "celery": None if celery is None else celery.to_dict(),
+        "celery": (None if median_round.celery is None or overhead is None
+                   else median_round.celery.to_dict()),
         "celery_note": note,
         "ceiling": ceiling,
         "ceiling_seconds": ceiling_s,
@@ -374,8 +469,10 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
     }
 
 
-def _check_options(matches: int, workers: int, ceiling_s: float) -> None:
+def _check_options(matches: int, workers: int, ceiling_s: float, rounds: int = 1) -> None:
     """Raise ``ValueError`` for options out of range."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
     if matches < 1:
         raise ValueError(f"matches must be at least 1, got {matches}")
     if workers < 1:
@@ -397,7 +494,8 @@ def render_table(report: dict[str, Any]) -> Table:
                  f"{ceiling['decisions']} decisions in {ceiling['seconds']:.1f} s; a league "
                  f"worker starts its bots once and keeps them\nrates per match: from the "
                  f"stored timestamps, each worker's first match left out (what a long league "
-                 f"runs at); start-up: the rest of the wall time\n"
+                 f"runs at); start-up: the rest of the wall time\nthe figures of the round "
+                 f"with the median ratio, of {len(report['rounds'])} rounds\n"
                  f"Python {report['python']}"))
     table.add_column("figure", no_wrap=True)
     table.add_column("value", justify="right")
@@ -423,8 +521,13 @@ def render_table(report: dict[str, Any]) -> Table:
         table.add_row("Celery: wall time", f"{celery['wall_s']:.2f} s", "", "")
         table.add_row("Celery: time per match", f"{celery['match_s']:.3f} s", "", "")
     overhead = report["celery_overhead_fraction"]
-    table.add_row("Celery overhead per match", "–" if overhead is None else f"{overhead:+.1%}",
+    table.add_row("Celery overhead per match (median)",
+                  "–" if overhead is None else f"{overhead:+.1%}",
                   f"< {report['goal_celery_overhead']:.0%}", goal_mark(report["meets_celery_goal"]))
+    table.add_row("rounds: ratio, Celery overhead", "; ".join(
+        f"{one['ratio']:.2f}, " + ("–" if one["celery_overhead_fraction"] is None
+                                   else f"{one['celery_overhead_fraction']:+.0%}")
+        for one in report["rounds"]), "", "")
     return table
 
 
@@ -439,16 +542,17 @@ def _quiet_errors() -> Iterator[None]:
 
 def bench_league_command(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORKERS,
                          broker: str | None = None, ceiling_s: float = DEFAULT_CEILING_S,
-                         as_json: bool = False) -> None:
+                         as_json: bool = False, rounds: int = DEFAULT_ROUNDS) -> None:
     """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
     try:
-        _check_options(matches, workers, ceiling_s)
+        _check_options(matches, workers, ceiling_s, rounds)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
     console = Console(stderr=True)
     try:
         with status(console) as progress, _quiet_errors():
-            report = run_league_bench(matches, workers, broker, ceiling_s, progress)
+            report = run_league_bench(matches, workers, broker, ceiling_s, progress,
+                                      rounds=rounds)
     except BenchError as error:
         raise fail(error) from None
     if report["celery_note"]:

@@ -1,5 +1,8 @@
 """Generate the Python code of ``proto/`` into ``arena/protocol/v1`` (the committed copy).
 
+Every ``.proto`` file of ``proto/cardarena/v1`` is generated: ``agent.proto`` (the protocol
+bots speak) and ``arena.proto`` (the ArenaService of ``arena serve``).
+
     python proto/generate.py           # rewrite the generated files
     python proto/generate.py --check   # exit 1 when the committed files are stale
 

@@ -80,16 +80,24 @@ class LeagueSettings:
 
     time_control: TimeControl = field(default_factory=TimeControl)
     strikes: int = DEFAULT_STRIKES
+    live: bool = False
+    """Deals in play write their actions so far to the store, for watchers
+    (``arena.league.live``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form kept in ``leagues.settings``."""
-        return {"time_control": self.time_control.to_dict(), "strikes": self.strikes}
+        data: dict[str, Any] = {"time_control": self.time_control.to_dict(),
+                                "strikes": self.strikes}
+        if self.live:
+            data["live"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LeagueSettings:
         """Read the settings back (missing keys at their defaults)."""
         control = data.get("time_control") or {}
-        return cls(TimeControl(**control), int(data.get("strikes", DEFAULT_STRIKES)))
+        return cls(TimeControl(**control), int(data.get("strikes", DEFAULT_STRIKES)),
+                   live=bool(data.get("live", False)))
 
 
 def entrant_spec(ref: str) -> EntrantSpec:
@@ -179,7 +187,7 @@ def _policy_plays(entrant: EntrantSpec, game_id: str) -> bool:
     return True
 
 
-def create_league(store: Store, name: str, bots: Sequence[str],
+def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
                   games: str | Sequence[str] = ALL_GAMES, deals: int = 1, rounds: int = 1,
                   seed: int = 0, settings: LeagueSettings | None = None,
                   replace: bool = False) -> int:
@@ -189,7 +197,8 @@ def create_league(store: Store, name: str, bots: Sequence[str],
     same transaction); otherwise a name taken is bad input.
 
     Raises ``LeagueError``, ``BotConfigError``, ``GameError`` or ``ScheduleError`` (one line)
-    for bad input, with nothing written.
+    for bad input, with nothing written. An entrant may also be given as an ``EntrantSpec``
+    already resolved (the service names its uploaded bots that way).
     """
     name = name.strip()
     if not name or "/" in name or len(name) > 100:
@@ -201,7 +210,7 @@ def create_league(store: Store, name: str, bots: Sequence[str],
         raise LeagueError(f"the seed must be 0..{MAX_SEED}, got {seed}")
     if len(bots) < 2:
         raise LeagueError(f"a league needs at least 2 bots, got {len(bots)}")
-    entrants = [entrant_spec(ref) for ref in bots]
+    entrants = [ref if isinstance(ref, EntrantSpec) else entrant_spec(ref) for ref in bots]
     played = league_games(games, entrants)
     settings = settings or LeagueSettings()
     with store.session() as session:

@@ -33,6 +33,7 @@ from arena.agents.pool import AgentPool
 from arena.agents.seats import pin_to_cores
 from arena.games import load_game
 from arena.league.create import POLICY_PREFIX, LeagueSettings
+from arena.league.live import live_feed
 from arena.match import DuplicateResult, run_duplicate
 from arena.match.runner import run_duplicate_async
 from arena.store import (
@@ -198,20 +199,22 @@ def _play(session: Session, match_id: str,
     game = load_game(match.game_id, match.seats, match.params)
     seats = match_seats(session, match.entrants)
     session.commit()
-    if pool is None:
-        return match, run_duplicate(game, match.seed, seats, settings.time_control,
-                                    strikes=settings.strikes, rotations=len(match.rotations),
-                                    match_id=match.id)
-    loan = pool.lend(seats)
-    try:
-        result = pool.run(run_duplicate_async(
-            game, match.seed, loan.seats, settings.time_control, strikes=settings.strikes,
-            rotations=len(match.rotations), match_id=match.id))
-    except BaseException:
-        pool.give_back(loan, None)
-        raise
-    pool.give_back(loan, result)
-    return match, result
+    with live_feed(session, match.id, settings.live) as on_action:
+        if pool is None:
+            return match, run_duplicate(game, match.seed, seats, settings.time_control,
+                                        strikes=settings.strikes,
+                                        rotations=len(match.rotations), match_id=match.id,
+                                        on_action=on_action)
+        loan = pool.lend(seats)
+        try:
+            result = pool.run(run_duplicate_async(
+                game, match.seed, loan.seats, settings.time_control, strikes=settings.strikes,
+                rotations=len(match.rotations), match_id=match.id, on_action=on_action))
+        except BaseException:
+            pool.give_back(loan, None)
+            raise
+        pool.give_back(loan, result)
+        return match, result
 
 
 def release_match(session: Session, match_id: str, owner: str) -> bool:

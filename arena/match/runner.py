@@ -52,6 +52,10 @@ from arena.protocol.v1 import agent_pb2 as pb
 Clock = Callable[[], int]
 """A monotonic clock in nanoseconds (``time.perf_counter_ns``; tests may pass a fake)."""
 
+ActionHook = Callable[[int, State], None]
+"""Told after every action of a deal: the deal's rotation and its state (read it, never
+change it). Watchers of a running match are fed this way."""
+
 OK = pb.REASON_CODE_OK
 VOID = pb.REASON_CODE_VOID_INFRA
 
@@ -111,6 +115,7 @@ class _Deal:
     debug: list[DebugNote] = field(default_factory=list)
     void: str = ""
     descriptions: list[dict[str, object]] = field(default_factory=list)
+    on_action: Callable[[State], None] | None = None
 
 
 async def _open(deal: _Deal, seat: _Seat) -> None:
@@ -204,6 +209,8 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
             action, elapsed = await _ask(deal, seat, index, clock)
         state.apply_action(action)
         deal.decision_us.append(elapsed)
+        if deal.on_action is not None:
+            deal.on_action(state)
 
 
 class _SharedEnd:
@@ -236,14 +243,15 @@ async def _close(deal: _Deal) -> None:
 async def _play_deal(game: Game, seed: int, agents: Sequence[Agent], match_id: str,
                           time_control: TimeControl, strikes: int = DEFAULT_STRIKES,
                           clock: Clock = time.perf_counter_ns,
-                          max_actions: int = MAX_ACTIONS) -> _Deal:
+                          max_actions: int = MAX_ACTIONS,
+                          on_action: Callable[[State], None] | None = None) -> _Deal:
     """Play one deal with launched agents (one per seat); the raw outcome, never raising
     for a bot's misbehaviour (an arena failure makes the deal void)."""
     deal = _Deal(game=game, seed=seed, match_id=match_id, control=time_control,
                  strikes=strikes, state=game.new_initial_state(seed),
                  seats=[_Seat(seat, agent, SeatClock(time_control),
                               Rng(derive_seed(seed, "substitute", seat)))
-                        for seat, agent in enumerate(agents)])
+                        for seat, agent in enumerate(agents)], on_action=on_action)
     try:
         await _play(deal, clock, max_actions)
     except VoidDeal as error:
@@ -342,9 +350,11 @@ async def run_duplicate_async(game: Game, seed: int, seats: Sequence[SeatSpec],
                               time_control: TimeControl | None = None, *,
                               strikes: int = DEFAULT_STRIKES, rotations: int | None = None,
                               match_id: str | None = None, clock: Clock = time.perf_counter_ns,
-                              max_actions: int = MAX_ACTIONS) -> DuplicateResult:
+                              max_actions: int = MAX_ACTIONS,
+                              on_action: ActionHook | None = None) -> DuplicateResult:
     """Play the same deal once per rotation (all seats by default), entrants rotated one seat
-    each time; every agent is shut down and every process stopped before this returns."""
+    each time; every agent is shut down and every process stopped before this returns.
+    ``on_action`` hears of every action of every deal."""
     check_seed(seed)
     check_seats(game, seats)
     control = time_control or TimeControl()
@@ -367,7 +377,8 @@ async def run_duplicate_async(game: Game, seed: int, seats: Sequence[SeatSpec],
             entrants = tuple((seat - rotation) % players for seat in range(players))
             deal = await _play_deal(game, seed, [agents[e] for e in entrants],
                                          f"{base_id}-{rotation}", control, strikes, clock,
-                                         max_actions)
+                                         max_actions, None if on_action is None
+                                         else partial(on_action, rotation))
             deals.append((rotation, entrants, deal))
     finally:
         guard.stopping = True
@@ -403,11 +414,12 @@ def run_duplicate(game: Game, seed: int, seats: Sequence[SeatSpec],
                   time_control: TimeControl | None = None, *, strikes: int = DEFAULT_STRIKES,
                   rotations: int | None = None, match_id: str | None = None,
                   clock: Clock = time.perf_counter_ns,
-                  max_actions: int = MAX_ACTIONS) -> DuplicateResult:
+                  max_actions: int = MAX_ACTIONS,
+                  on_action: ActionHook | None = None) -> DuplicateResult:
     """``run_duplicate_async`` in a new event loop."""
     return asyncio.run(run_duplicate_async(game, seed, seats, time_control, strikes=strikes,
                                            rotations=rotations, match_id=match_id, clock=clock,
-                                           max_actions=max_actions))
+                                           max_actions=max_actions, on_action=on_action))
 
 
 def run_deal(game: Game, seed: int, seats: Sequence[SeatSpec],

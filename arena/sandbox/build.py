@@ -118,6 +118,8 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
         _remove_container(client, build_log.container)
         if _image_id(client, tag) not in ("", previous):
             _remove_image(client, tag)
+        threading.Thread(target=_remove_late_image, args=(client, reader, tag, previous),
+                         name=f"reap {tag}", daemon=True).start()
         raise BuildError(stopped, log=build_log.excerpt())
     if build_log.error:
         raise BuildError(f"{what}: the build failed{build_log.where()}: {build_log.error}",
@@ -129,6 +131,13 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
         raise BuildError(f"{what}: the image is {mebibytes(size)}, over the limit of "
                          f"{mebibytes(max_bytes)}; it was removed", log=build_log.excerpt())
     return str(image["Id"])
+
+
+def _remove_late_image(client: Any, reader: threading.Thread, tag: str, previous: str) -> None:
+    """Once a stopped build's stream ends, remove the image the daemon may still have tagged."""
+    reader.join()
+    if _image_id(client, tag) not in ("", previous):
+        _remove_image(client, tag)
 
 
 def _read_stream(client: Any, options: dict[str, Any],

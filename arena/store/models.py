@@ -91,6 +91,23 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     bots: Mapped[list[Bot]] = relationship(back_populates="owner")
+    tokens: Mapped[list[ApiToken]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", passive_deletes=True)
+
+
+class ApiToken(Base):
+    """An API token of a user, kept only as the SHA-256 of its text."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    """The hex SHA-256 of the token as the user sends it."""
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    last_used: Mapped[datetime | None] = mapped_column()
+
+    user: Mapped[User] = relationship(back_populates="tokens")
 
 
 class Bot(Base):
@@ -261,3 +278,16 @@ class MatchRecordRow(Base):
     record: Mapped[dict[str, Any]] = mapped_column()
 
     match: Mapped[Match] = relationship(back_populates="records")
+
+
+class LiveDeal(Base):
+    """The actions so far of a deal being played, for watchers (leagues that opt in)."""
+
+    __tablename__ = "live_deals"
+
+    match_id: Mapped[str] = mapped_column(
+        String(200), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The deal's index within the match (its rotation)."""
+    actions: Mapped[list[Any]] = mapped_column(default=list)
+    updated_at: Mapped[datetime] = mapped_column(default=utc_now)

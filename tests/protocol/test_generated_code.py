@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,9 +20,17 @@ def test_generated_code_is_fresh() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_staleness_check_notices_a_change(tmp_path: Path) -> None:
+def test_every_proto_file_is_generated() -> None:
+    """Both the agent protocol and the arena service have messages, stubs and gRPC code."""
+    generated = {path.name for path in (ROOT / "arena" / "protocol" / "v1").glob("*_pb2*.py*")}
+    for name in ("agent", "arena"):
+        assert {f"{name}_pb2.py", f"{name}_pb2.pyi", f"{name}_pb2_grpc.py"} <= generated
+
+
+@pytest.mark.parametrize("name", ["agent_pb2.pyi", "arena_pb2_grpc.py"])
+def test_staleness_check_notices_a_change(name: str) -> None:
     """The check fails when a generated file differs from what proto/ gives."""
-    target = ROOT / "arena" / "protocol" / "v1" / "agent_pb2.pyi"
+    target = ROOT / "arena" / "protocol" / "v1" / name
     original = target.read_text()
     try:
         target.write_text(original + "\n# edited by hand\n")
@@ -29,7 +39,7 @@ def test_staleness_check_notices_a_change(tmp_path: Path) -> None:
     finally:
         target.write_text(original)
     assert result.returncode == 1
-    assert "agent_pb2.pyi" in result.stderr
+    assert name in result.stderr
 
 
 def test_grpcio_packages_are_pinned_to_one_version() -> None:

@@ -1,0 +1,1 @@
+"""The arena as a service: the API, uploads and web pages."""

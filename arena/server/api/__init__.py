@@ -1,0 +1,1 @@
+"""The ArenaService gRPC API: accounts, bot uploads, leagues, watching and results."""

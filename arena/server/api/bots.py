@@ -1,0 +1,207 @@
+"""Bots on the service: uploads built into per-user images, listing, deletion, ownership."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.sandbox.images import image_tag
+from arena.server.api.auth import Caller
+from arena.server.api.errors import ApiError, denied, invalid, not_found
+from arena.store import Bot, BotKind, BotVersion, LeagueEntrant, Store, ensure_bot_version
+from arena.store.accounts import check_name
+
+UPLOADS = "uploads"
+"""The folder of the data directory that keeps the unpacked uploads."""
+
+
+@dataclass(frozen=True)
+class Uploads:
+    """How uploads are unpacked and built, and the limits they are held to."""
+
+    unpack: Callable[[bytes, Path, Any], Path]
+    """``unpack(archive, into, limits)``: the bot folder unpacked into ``into``."""
+    build: Callable[..., Any]
+    """``build(folder, tag=..., limits=...)``: the built ``BotImage``."""
+    error: type[Exception]
+    """The error of a refused upload (its text is the user's message)."""
+    limits: Any
+
+
+def sandbox_uploads() -> Uploads:
+    """Uploads unpacked safely and built in the Docker sandbox, at the default limits."""
+    from arena.server.uploads import (
+        UploadError,
+        UploadLimits,
+        build_uploaded_bot,
+        unpack_bot_archive,
+    )
+
+    return Uploads(unpack=unpack_bot_archive, build=build_uploaded_bot, error=UploadError,
+                   limits=UploadLimits())
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A bot version just built: the bot's name and the version's id."""
+
+    bot: str
+    version_id: int
+
+
+def find_bot(session: Session, name: str) -> Bot:
+    """The bot of that name, or NOT_FOUND."""
+    bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+    if bot is None:
+        raise not_found(f"no bot named {name!r} (arena remote bots lists them)")
+    return bot
+
+
+def owned_bot(session: Session, caller: Caller, name: str) -> Bot:
+    """The caller's bot of that name: NOT_FOUND when missing, PERMISSION_DENIED when not theirs."""
+    bot = find_bot(session, name)
+    if bot.owner_id != caller.id:
+        raise denied(f"the bot {name!r} belongs to another user")
+    return bot
+
+
+class BotCatalog:
+    """Submits, lists and deletes the bots of the service's users."""
+
+    def __init__(self, store: Store, data_dir: Path, uploads: Uploads | None = None) -> None:
+        """Keep the store, where uploads are unpacked, and how (None: the Docker sandbox)."""
+        self.store = store
+        self.data_dir = data_dir
+        self._uploads = uploads
+        self._build_lock = threading.Lock()
+
+    @property
+    def uploads(self) -> Uploads:
+        """How uploads are unpacked and built."""
+        if self._uploads is None:
+            self._uploads = sandbox_uploads()
+        return self._uploads
+
+    def submit(self, caller: Caller, name: str, archive: bytes) -> Submitted:
+        """Unpack and build an archive as a new version of the caller's bot ``name``."""
+        check_name(name, "bot name")
+        uploads = self.uploads
+        limits = uploads.limits
+        if not archive:
+            raise invalid("the archive is empty: send a tar, tar.gz or zip of the bot folder")
+        if len(archive) > limits.archive_bytes:
+            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"the archive has {len(archive)} bytes, over the limit of "
+                           f"{limits.archive_bytes}")
+        with self.store.session() as session:
+            bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+            if bot is not None and bot.owner_id != caller.id:
+                raise denied(f"the bot name {name!r} belongs to another user; choose another")
+            number = len(bot.versions) + 1 if bot is not None else 1
+        with self._build_lock:
+            folder = self._fresh_folder(caller.name, name, number)
+            try:
+                bot_folder = uploads.unpack(archive, folder, limits)
+                image = uploads.build(bot_folder, tag=image_tag(f"{caller.name}-{name}",
+                                                                folder.name), limits=limits)
+            except uploads.error as error:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise ApiError(upload_status(error), str(error),
+                               log=str(getattr(error, "log", "") or "")) from None
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+        return self._record(caller, name, folder.name, image)
+
+    def _fresh_folder(self, user: str, bot: str, number: int) -> Path:
+        """A new, empty folder for upload ``number`` (or the next free one)."""
+        parent = self.data_dir / UPLOADS / user / bot
+        parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            folder = parent / str(number)
+            try:
+                folder.mkdir()
+                return folder
+            except FileExistsError:
+                number += 1
+
+    def _record(self, caller: Caller, name: str, version: str, image: Any) -> Submitted:
+        """Store the built image as a version of the caller's bot (creating the bot)."""
+        with self.store.session() as session:
+            bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+            if bot is None:
+                try:
+                    with session.begin_nested():
+                        session.add(Bot(name=name, owner_id=caller.id))
+                except IntegrityError:
+                    pass
+                bot = find_bot(session, name)
+            if bot.owner_id != caller.id:
+                raise denied(f"the bot name {name!r} belongs to another user; choose another")
+            row = ensure_bot_version(session, name, version, BotKind.DOCKER,
+                                     image_ref=image.ref, image_id=image.image_id,
+                                     games=tuple(image.games), language=image.language)
+            session.commit()
+            return Submitted(bot=name, version_id=row.id)
+
+    def bots(self, caller: Caller, mine: bool) -> list[Bot]:
+        """Every uploaded bot (or the caller's), by name, versions loaded."""
+        session = self.store.session()
+        with session:
+            query = select(Bot).where(Bot.owner_id.is_not(None)).order_by(Bot.name)
+            if mine:
+                query = query.where(Bot.owner_id == caller.id)
+            found = list(session.scalars(query))
+            for bot in found:
+                _ = bot.owner, list(bot.versions)
+            session.expunge_all()
+            return found
+
+    def delete(self, caller: Caller, name: str) -> list[str]:
+        """Delete one of the caller's bots that no league uses; the images removed."""
+        with self.store.session() as session:
+            bot = owned_bot(session, caller, name)
+            used = session.scalars(select(LeagueEntrant.id).join(BotVersion).where(
+                BotVersion.bot_id == bot.id)).first()
+            if used is not None:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
+                               f"the bot {name!r} plays in a league, whose results need it; "
+                               "it cannot be deleted")
+            images = [version.image_ref for version in bot.versions if version.image_ref]
+            for version in bot.versions:
+                session.delete(version)
+            session.delete(bot)
+            session.commit()
+        shutil.rmtree(self.data_dir / UPLOADS / caller.name / name, ignore_errors=True)
+        return [ref for ref in images if remove_image(ref)]
+
+
+def upload_status(error: Exception) -> grpc.StatusCode:
+    """The status of a refused upload: a cap exceeded, a build that timed out, or bad input."""
+    from arena.server.archive import UploadTimedOut, UploadTooLarge
+
+    if isinstance(error, UploadTimedOut):
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+    if isinstance(error, UploadTooLarge):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
+    return grpc.StatusCode.INVALID_ARGUMENT
+
+
+def remove_image(ref: str) -> bool:
+    """Remove a bot image from the Docker engine; True when it was removed."""
+    with contextlib.suppress(Exception):
+        from arena.sandbox.engine import docker_client
+
+        docker_client().images.remove(ref, force=True)
+        return True
+    return False

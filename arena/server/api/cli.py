@@ -1,0 +1,400 @@
+"""The service's commands: ``arena serve`` and the ``arena remote`` group that talks to it.
+
+Every remote command takes ``--server HOST:PORT`` (or ``ARENA_SERVER``; default
+127.0.0.1:50051) and, but for ``register``, ``--token`` (or ``ARENA_TOKEN``). A refused call is
+one ``error:`` line with the service's message and its status code, exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from google.protobuf.json_format import MessageToDict
+from rich.console import Console
+from rich.table import Table
+
+from arena.protocol.v1 import arena_pb2 as pb
+from arena.server.remote import TOKEN_ENV, RemoteArena, RemoteError, archive_bytes
+
+BAD_INPUT = 2
+"""The exit code of a refused call or bad input."""
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+LOG_LINES = 30
+"""Lines of a refusal's log (a failed build's) shown with its error line."""
+
+SERVER_OPTION = typer.Option("--server", metavar="HOST:PORT", envvar="ARENA_SERVER",
+                             help="The arena service (also ARENA_SERVER).")
+TOKEN_OPTION = typer.Option("--token", metavar="TOKEN", envvar=TOKEN_ENV,
+                            help="Your API token (also ARENA_TOKEN).")
+JSON_OPTION = typer.Option("--json", help="Print JSON instead.")
+
+
+class RemoteCommandError(typer.TyperException):
+    """A call refused by the service, or bad input: one line, exit code 2."""
+
+    exit_code = BAD_INPUT
+
+
+remote_app = typer.Typer(
+    name="remote", no_args_is_help=True, add_completion=False,
+    help="Talk to an arena service (arena serve): accounts, bots, leagues, watching, results.")
+remote_league_app = typer.Typer(name="league", no_args_is_help=True, add_completion=False,
+                                help="Leagues on the service.")
+remote_app.add_typer(remote_league_app, name="league")
+
+
+@contextmanager
+def connected(server: str, token: str | None, need_token: bool = True) -> Iterator[RemoteArena]:
+    """A connection to the service; refusals become one ``error:`` line."""
+    if need_token and not token:
+        raise RemoteCommandError(f"no API token: pass --token or set {TOKEN_ENV} "
+                                 "(arena remote register NAME gives one)")
+    try:
+        with RemoteArena(server, token) as arena:
+            yield arena
+    except RemoteError as error:
+        if not error.log:
+            raise RemoteCommandError(str(error)) from None
+        typer.echo("error: " + " ".join(str(error).split()), err=True)
+        for line in error.log.rstrip().splitlines()[-LOG_LINES:]:
+            typer.echo("  " + line, err=True)
+        raise typer.Exit(BAD_INPUT) from None
+
+
+def print_json(message: Any) -> None:
+    """Print a protobuf message as JSON."""
+    typer.echo(json.dumps(MessageToDict(message, preserving_proto_field_name=True), indent=2,
+                          ensure_ascii=False))
+
+
+def console() -> Console:
+    """The console tables are printed on."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+@remote_app.command("register")
+def register_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Your user name.")],
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+) -> None:
+    """Create a user on the service and print its API token (shown only this once)."""
+    with connected(server, None, need_token=False) as arena:
+        reply = arena.call("RegisterUser", pb.RegisterUserRequest(name=name))
+    typer.echo(reply.token)
+    typer.echo(f"user {reply.name} registered; keep the token above (export {TOKEN_ENV}=...): "
+               "it is not shown again", err=True)
+
+
+@remote_app.command("submit")
+def submit_command(
+    path: Annotated[Path, typer.Argument(metavar="PATH|ARCHIVE", exists=True,
+                                         help="A bot folder with a Dockerfile, or an archive "
+                                              "of one (tar, tar.gz, zip).")],
+    name: Annotated[str | None, typer.Option(
+        "--name", metavar="NAME", help="The bot's name on the service (default: the folder's "
+                                       "or archive's name).")] = None,
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+) -> None:
+    """Upload a bot; the service builds it into an image, a new version of your bot."""
+    bot_name = name or default_bot_name(path)
+    with connected(server, token) as arena:
+        data = archive_bytes(path)
+        reply = arena.call("SubmitBot", pb.SubmitBotRequest(name=bot_name, archive=data))
+    if as_json:
+        print_json(reply)
+        return
+    console().print(f"bot {reply.bot.name} version {reply.version.version} built: "
+                    f"{reply.version.image_ref} (plays {', '.join(reply.version.games)})")
+
+
+def default_bot_name(path: Path) -> str:
+    """A bot name from a folder's or archive's name."""
+    name = path.resolve().name.lower()
+    for suffix in (".tar.gz", ".tgz", ".tar", ".zip"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+@remote_app.command("bots")
+def bots_command(
+    mine: Annotated[bool, typer.Option("--mine", help="Only your bots.")] = False,
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+) -> None:
+    """List the bots uploaded to the service, with their latest versions."""
+    with connected(server, token) as arena:
+        reply = arena.call("ListBots", pb.ListBotsRequest(mine=mine))
+    if as_json:
+        print_json(reply)
+        return
+    table = Table(title="bots", title_justify="left")
+    for column in ("bot", "owner", "versions", "latest image", "language"):
+        table.add_column(column)
+    for bot in reply.bots:
+        latest = bot.versions[-1] if bot.versions else pb.BotVersionInfo()
+        table.add_row(bot.name, bot.owner, str(len(bot.versions)), latest.image_ref,
+                      latest.language)
+    console().print(table)
+
+
+@remote_app.command("delete")
+def delete_command(
+    name: Annotated[str, typer.Argument(metavar="BOT", help="One of your bots.")],
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+) -> None:
+    """Delete one of your bots (one that no league uses) and its images."""
+    with connected(server, token) as arena:
+        reply = arena.call("DeleteBot", pb.DeleteBotRequest(name=name))
+    typer.echo(f"bot {name} deleted ({len(reply.removed_images)} images removed)")
+
+
+@remote_league_app.command("create")
+def league_create_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The league's name.")],
+    bot: Annotated[list[str], typer.Option(
+        "--bot", metavar="BOT|POLICY", help="An uploaded bot (its latest version) or a "
+                                            "reference policy; repeat for each.")],
+    games: Annotated[str, typer.Option("--games", metavar="all|ID[,ID]",
+                                       help="The games (default: every game all play).")
+                     ] = "all",
+    deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per table and round.")] = 1,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Round robins.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="The league seed.")] = 0,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", min=0,
+                                             help="Time per decision (0: default).")] = 0,
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+) -> None:
+    """Create a league on the service (run it with arena remote league run)."""
+    chosen = [] if games.strip() == "all" else [g.strip() for g in games.split(",") if g.strip()]
+    request = pb.CreateLeagueRequest(name=name, bots=bot, games=chosen, deals=deals,
+                                     rounds=rounds, seed=seed, decision_ms=decision_ms)
+    with connected(server, token) as arena:
+        status = arena.call("CreateLeague", request).status
+    console().print(f"league {status.name}: {len(status.bots)} bots ({', '.join(status.bots)}), "
+                    f"{len(status.games)} games, {status.total} matches; run it with: "
+                    f"arena remote league run {status.name}")
+
+
+@remote_league_app.command("run")
+def league_run_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The league.")],
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+) -> None:
+    """Start running a league on the service (it returns at once)."""
+    with connected(server, token) as arena:
+        reply = arena.call("RunLeague", pb.RunLeagueRequest(name=name))
+    state = "started" if reply.started else "already running"
+    typer.echo(f"league {reply.status.name} {state}: {reply.status.done}/{reply.status.total} "
+               f"matches done; follow it with: arena remote league status {reply.status.name}")
+
+
+@remote_league_app.command("status")
+def league_status_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The league.")],
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+) -> None:
+    """Show a league's progress and its matches (ids to watch)."""
+    with connected(server, token) as arena:
+        reply = arena.call("GetLeagueStatus", pb.GetLeagueStatusRequest(name=name))
+    if as_json:
+        print_json(reply)
+        return
+    status = reply.status
+    table = Table(title=f"league {status.name}: {status.done + status.void}/{status.total} "
+                        f"finished{' (running)' if status.running else ''}",
+                  title_justify="left")
+    for column in ("match", "game", "state", "entrants"):
+        table.add_column(column)
+    for match in reply.matches:
+        state = pb.MatchState.Name(match.state).removeprefix("MATCH_STATE_").lower()
+        table.add_row(match.id, match.game, state, ", ".join(match.entrants))
+    console().print(table)
+
+
+@remote_app.command("watch")
+def watch_command(
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="The match.")],
+    as_bot: Annotated[str, typer.Option("--seat-of", metavar="BOT",
+                                        help="Watch with your bot's view of its seat.")] = "",
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per update.")
+                       ] = False,
+) -> None:
+    """Follow a match: its state until it ends, then every event and the outcome."""
+    with connected(server, token) as arena:
+        for update in arena.watch(match_id, as_bot):
+            if as_json:
+                typer.echo(json.dumps(MessageToDict(update, preserving_proto_field_name=True),
+                                      ensure_ascii=False))
+            else:
+                typer.echo(watch_line(update))
+
+
+def watch_line(update: pb.WatchMatchResponse) -> str:
+    """One update of a watched match as a line."""
+    kind = update.WhichOneof("update")
+    if kind == "match":
+        state = pb.MatchState.Name(update.match.state).removeprefix("MATCH_STATE_").lower()
+        return f"match {update.match.id} ({update.match.game}): {state}"
+    if kind == "event":
+        event = update.event
+        who = f" {event.player or 'seat ' + str(event.seat)}" if event.seat >= 0 else ""
+        action = f" [{event.action}]" if event.action else ""
+        return (f"deal {event.deal} #{event.index} {event.kind}{who}{action} "
+                f"cards={list(event.cards)} values={list(event.values)}")
+    result = update.outcome
+    if result.state == pb.MATCH_STATE_VOID:
+        return f"void: {result.reason}"
+    scores = ", ".join(f"{name} {value:g}" for name, value in
+                       zip(result.entrants, result.total_returns, strict=False))
+    return f"final: {scores}"
+
+
+@remote_app.command("leaderboard")
+def leaderboard_command(
+    league: Annotated[str, typer.Option("--league", metavar="NAME",
+                                        help="Only this league.")] = "",
+    game: Annotated[str, typer.Option("--game", metavar="ID", help="Only this game.")] = "",
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+) -> None:
+    """Show the service's OpenSkill leaderboards, per game and overall."""
+    with connected(server, token) as arena:
+        reply = arena.call("GetLeaderboard", pb.GetLeaderboardRequest(league=league, game=game))
+    if as_json:
+        print_json(reply)
+        return
+    tables = [("overall", reply.overall)] if not game else []
+    tables += [(board.game, board.ratings) for board in reply.games]
+    for title, ratings in tables:
+        table = Table(title=title, title_justify="left")
+        for column in ("#", "bot", "μ", "σ", "μ − 3σ", "contests"):
+            table.add_column(column)
+        for rank, rating in enumerate(ratings, 1):
+            table.add_row(str(rank), rating.bot, f"{rating.mu:.2f}", f"{rating.sigma:.2f}",
+                          f"{rating.conservative:.2f}", str(rating.contests))
+        console().print(table)
+
+
+@remote_app.command("replay")
+def replay_command(
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="A finished match.")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="DIR", file_okay=False,
+        help="Write deal-N.json files here (arena replay reads them) instead of printing.")
+    ] = None,
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+) -> None:
+    """Fetch the match records of a finished match."""
+    with connected(server, token) as arena:
+        reply = arena.call("GetReplay", pb.GetReplayRequest(match_id=match_id))
+    if out is None:
+        for record in reply.records:
+            typer.echo(record, nl=False)
+        return
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for deal, record in enumerate(reply.records):
+            (out / f"deal-{deal}.json").write_text(record, encoding="utf-8")
+    except OSError as error:
+        raise RemoteCommandError(f"cannot write to {out}: {error.strerror or error}") from None
+    typer.echo(f"{len(reply.records)} records written to {out}")
+
+
+@remote_app.command("logs")
+def logs_command(
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="One of your bots.")],
+    league: Annotated[str, typer.Option("--league", metavar="NAME",
+                                        help="Only this league.")] = "",
+    limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many deals.")] = 0,
+    server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
+    token: Annotated[str | None, TOKEN_OPTION] = None,
+) -> None:
+    """Show what one of your bots wrote to stderr in its matches, newest first."""
+    with connected(server, token) as arena:
+        reply = arena.call("GetBotLogs", pb.GetBotLogsRequest(bot=bot, league=league,
+                                                              limit=limit))
+    for entry in reply.entries:
+        typer.echo(f"== {entry.match_id} deal {entry.deal} seat {entry.seat} ({entry.reason})")
+        if entry.stderr:
+            typer.echo(entry.stderr.rstrip("\n"))
+
+
+def serve_command(
+    db: Annotated[str | None, typer.Option(
+        "--db", metavar="PATH|URL", help="The database (default: arena.db under the user's "
+                                         "data directory).")] = None,
+    grpc_port: Annotated[int, typer.Option("--grpc-port", min=0, max=65535,
+                                           help="The gRPC API's port.")] = 50051,
+    web_port: Annotated[int, typer.Option("--web-port", min=0, max=65535,
+                                          help="The web pages' port.")] = 8000,
+    host: Annotated[str, typer.Option("--host", help="The address to listen on.")
+                    ] = "127.0.0.1",
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1,
+                                         help="Local worker processes for leagues.")] = 2,
+    broker: Annotated[str | None, typer.Option(
+        "--broker", metavar="URL", help="Run leagues through Celery workers at this broker.")
+    ] = None,
+    data: Annotated[Path | None, typer.Option(
+        "--data", metavar="DIR", file_okay=False,
+        help="Where uploads are kept (default: service/ under the user's data directory).")
+    ] = None,
+) -> None:
+    """Serve the arena: the gRPC API (accounts, uploads, leagues, watching) and the web pages."""
+    from arena.league.cli import bad_input, store_url_of
+    from arena.server.api.server import start_api
+    from arena.store import open_store
+    from arena.store.location import data_dir
+
+    url = store_url_of(db)
+    with bad_input():
+        store = open_store(url)
+    folder = data or data_dir() / "service"
+    try:
+        api = start_api(store, url, folder, f"{host}:{grpc_port}", workers=workers,
+                        broker=broker)
+    except OSError as error:
+        store.close()
+        raise RemoteCommandError(str(error)) from None
+    say = Console(stderr=True, highlight=False, soft_wrap=True).print
+    say(f"arena service: gRPC API on {host}:{api.port}, database {store.url}, uploads in "
+        f"{folder}")
+    try:
+        serve_web(url, host, web_port, say) or api.server.wait_for_termination()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        api.stop()
+        store.close()
+
+
+def serve_web(url: str, host: str, port: int, say: Callable[[str], None]) -> bool:
+    """Serve the web pages until stopped; False (after one line) when they cannot be."""
+    try:
+        import uvicorn
+
+        from arena.server.web import create_app
+    except ImportError as error:
+        say(f"web pages off: {error} (pip install 'card-arena[server]'); serving gRPC only")
+        return False
+    say(f"web pages on http://{host}:{port}/")
+    uvicorn.run(create_app(url), host=host, port=port, log_level="warning")
+    return True

@@ -1,0 +1,64 @@
+"""Store rows and league results as the API's protobuf messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from arena.league.ratings import Rating
+from arena.league.status import LeagueStatus
+from arena.protocol.v1 import arena_pb2 as pb
+from arena.store import Bot, BotVersion, Match, MatchStatus
+
+MATCH_STATES = {
+    MatchStatus.PENDING: pb.MATCH_STATE_PENDING,
+    MatchStatus.LEASED: pb.MATCH_STATE_RUNNING,
+    MatchStatus.DONE: pb.MATCH_STATE_DONE,
+    MatchStatus.VOID: pb.MATCH_STATE_VOID,
+}
+"""The API's state of each match status (a leased match is running)."""
+
+
+def timestamp(moment: datetime | None) -> str:
+    """An RFC 3339 time in UTC, or empty."""
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else ""
+
+
+def version_info(version: BotVersion) -> pb.BotVersionInfo:
+    """One bot version."""
+    return pb.BotVersionInfo(version=version.version, image_ref=version.image_ref or "",
+                             image_id=version.image_id or "", language=version.language,
+                             games=[str(game) for game in version.games],
+                             created_at=timestamp(version.created_at))
+
+
+def bot_info(bot: Bot) -> pb.BotInfo:
+    """A bot with its versions, oldest first."""
+    return pb.BotInfo(name=bot.name, owner=bot.owner.name if bot.owner is not None else "",
+                      created_at=timestamp(bot.created_at),
+                      versions=[version_info(version) for version in bot.versions])
+
+
+def league_status(status: LeagueStatus, running: bool) -> pb.LeagueStatus:
+    """A league's progress."""
+    counts = status.by_status
+    return pb.LeagueStatus(
+        name=status.name, games=status.games, bots=status.bots, total=status.total,
+        pending=counts[MatchStatus.PENDING.value], leased=counts[MatchStatus.LEASED.value],
+        done=counts[MatchStatus.DONE.value], void=counts[MatchStatus.VOID.value],
+        running=running)
+
+
+def match_info(match: Match, names: dict[int, str]) -> pb.MatchInfo:
+    """A match: its game, state and entrants by display name."""
+    return pb.MatchInfo(id=match.id, game=match.game_id, state=MATCH_STATES[match.status],
+                        entrants=[names.get(entrant, str(entrant)) for entrant in match.entrants],
+                        deals=len(match.rotations))
+
+
+def rating_entries(ratings: Sequence[Rating[Any]]) -> list[pb.RatingEntry]:
+    """A leaderboard, best first."""
+    return [pb.RatingEntry(bot=str(rating.bot), mu=rating.mu, sigma=rating.sigma,
+                           conservative=rating.conservative, contests=rating.contests)
+            for rating in ratings]

@@ -1,0 +1,41 @@
+"""A bot's logs: what it wrote to stderr in each deal it played, from the stored records."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from arena.protocol.v1 import arena_pb2 as pb
+from arena.server.api.watch import plain_record
+from arena.store import BotVersion, League, Match, MatchRecordRow, SeatResult, Store
+
+DEFAULT_LIMIT = 50
+"""Log entries returned when the request sets no limit."""
+
+
+def bot_logs(store: Store, bot_id: int, league: str | None, limit: int) -> list[pb.BotLogEntry]:
+    """The bot's seats in its finished matches, newest matches first, at most ``limit``."""
+    limit = limit or DEFAULT_LIMIT
+    entries: list[pb.BotLogEntry] = []
+    with store.session() as session:
+        versions = set(session.scalars(select(BotVersion.id).where(BotVersion.bot_id == bot_id)))
+        played = select(SeatResult.match_id).where(SeatResult.bot_version_id.in_(versions))
+        query = (select(Match).where(Match.id.in_(played))
+                 .order_by(Match.finished_at.desc(), Match.id))
+        if league:
+            query = query.join(League, League.id == Match.league_id).where(League.name == league)
+        for match in session.scalars(query):
+            mine = {index for index, version in enumerate(match.entrants) if version in versions}
+            rows = session.scalars(select(MatchRecordRow).where(
+                MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))
+            for row in rows:
+                record = plain_record(row.record)
+                seats = record.conduct.seats if record.conduct is not None else ()
+                for seat, entrant in enumerate(row.record.get("entrants", [])):
+                    if int(entrant) not in mine or seat >= len(seats):
+                        continue
+                    entries.append(pb.BotLogEntry(match_id=match.id, deal=row.deal, seat=seat,
+                                                  reason=seats[seat].reason,
+                                                  stderr=seats[seat].stderr))
+                    if len(entries) >= limit:
+                        return entries
+    return entries

@@ -1,0 +1,144 @@
+"""The pages: leaderboards, games, bots, leagues, a league's report, and match replays."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup
+
+from arena.games import game_ids
+from arena.league.plots import ratings_figure
+from arena.league.ratings import Rating
+from arena.league.report import OVERALL_IMAGE, image_names, sections
+from arena.match.record import MatchRecord
+from arena.server.web.frames import Frame, View, match_frames
+from arena.server.web.history import history_svg, rating_history
+from arena.server.web.queries import NotFound, Queries, game_names
+from arena.server.web.rendering import BadRequest, page
+
+router = APIRouter()
+
+FRAME_CACHE = 64
+"""How many replays (a deal in one view) are kept ready."""
+
+
+def queries(request: Request) -> Queries:
+    """The app's store reads."""
+    result: Queries = request.app.state.queries
+    return result
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> Response:
+    """The overall leaderboard and a link to every game's."""
+    boards = queries(request).boards()
+    return page(request, "index.html", boards=boards,
+                games=game_names(boards, game_ids()))
+
+
+@router.get("/games/{game}", response_class=HTMLResponse)
+def game_page(request: Request, game: str) -> Response:
+    """One game's leaderboard."""
+    boards = queries(request).boards()
+    if game not in boards.per_game and game not in game_ids():
+        raise NotFound(f"no game {game!r}")
+    return page(request, "game.html", game=game, boards=boards,
+                ratings=boards.per_game.get(game, []))
+
+
+@router.get("/bots/{name:path}", response_class=HTMLResponse)
+def bot_page(request: Request, name: str) -> Response:
+    """A bot: its rating history, results by game and head to head."""
+    reads = queries(request)
+    bot = reads.bot(name)
+    history = rating_history(reads.boards().played, bot.display)
+    shown = ", ".join(bot.display) or name
+    plot = Markup(history_svg(history, f"{shown}: overall rating"))
+    return page(request, "bot.html", bot=bot, plot=plot, sets=len(history),
+                boards=reads.boards())
+
+
+@router.get("/leagues", response_class=HTMLResponse)
+def leagues_page(request: Request) -> Response:
+    """Every league with its progress."""
+    return page(request, "leagues.html", leagues=queries(request).leagues())
+
+
+@router.get("/leagues/{name}", response_class=HTMLResponse)
+def league_page(request: Request, name: str) -> Response:
+    """A league's progress: done out of total per game, status, matches."""
+    return page(request, "league.html", league=queries(request).league(name))
+
+
+@router.get("/leagues/{name}/report", response_class=HTMLResponse)
+def report_page(request: Request, name: str) -> Response:
+    """A league's comparison report, laid out as ``arena report`` lays it out."""
+    report = queries(request).report(name)
+    return page(request, "report.html", name=name, report=report, sections=sections(report))
+
+
+@router.get("/leagues/{name}/report/plots/{image}")
+def report_plot(request: Request, name: str, image: str) -> Response:
+    """One ratings plot of a league's report, as PNG."""
+    report = queries(request).report(name)
+    plots: dict[str, tuple[Sequence[Rating[Any]], str]] = {
+        OVERALL_IMAGE: (report.overall, f"{report.name}: overall")}
+    for game, file_name in zip(report.games, image_names(report), strict=True):
+        plots[file_name] = (game.ratings, game.game)
+    if image not in plots:
+        raise NotFound(f"no plot {image!r} in the report of {name!r}")
+    ratings, title = plots[image]
+    buffer = io.BytesIO()
+    ratings_figure(ratings, title).savefig(buffer, format="png")
+    return Response(buffer.getvalue(), media_type="image/png")
+
+
+@router.get("/matches/{match_id:path}", response_class=HTMLResponse)
+def match_page(request: Request, match_id: str, view: str = "full", deal: str = "0",
+               step: str = "0") -> Response:
+    """A match: its entrants and results, and a replay of one deal from one view."""
+    match = queries(request).match(match_id)
+    context: dict[str, Any] = {"match": match, "view_name": view}
+    if not match.records:
+        return page(request, "match.html", frame=None, **context)
+    deal_index = _number("deal", deal, len(match.records) - 1)
+    record = match.records[deal_index]
+    players = int(record.get("players", 0))
+    seat = _view(view, players)
+    frames = replay_frames(json.dumps(record, sort_keys=True), seat)
+    index = _number("step", step, len(frames) - 1)
+    return page(request, "match.html", frame=frames[index], frames=frames, step=index,
+                last=len(frames) - 1, deal=deal_index, seat=seat, players=players,
+                policies=record.get("policies", []), rotation=record.get("rotation"),
+                **context)
+
+
+def _number(name: str, text: str, highest: int) -> int:
+    """A whole number 0..highest from a query parameter, or ``BadRequest``."""
+    if not text.strip().isdigit() or not 0 <= int(text) <= highest:
+        raise BadRequest(f"{name} must be a whole number from 0 to {highest}, got {text!r}")
+    return int(text)
+
+
+def _view(text: str, players: int) -> View:
+    """``full`` or a seat number of the match, or ``BadRequest``."""
+    if text == "full":
+        return None
+    if not text.strip().isdigit() or not 0 <= int(text) < players:
+        raise BadRequest(f"view must be full or a seat from 0 to {players - 1}, got {text!r}")
+    return int(text)
+
+
+@lru_cache(maxsize=FRAME_CACHE)
+def replay_frames(record_json: str, view: View) -> list[Frame]:
+    """The frames of a stored deal record (given as JSON, for the cache) in one view."""
+    data = json.loads(record_json)
+    record = MatchRecord.from_dict({key: value for key, value in data.items()
+                                    if key not in ("rotation", "entrants")})
+    return match_frames(record, view)

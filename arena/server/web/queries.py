@@ -1,0 +1,302 @@
+"""Read-only views of the store for the web pages: leaderboards, bots, leagues and matches.
+
+Leaderboards and played sets are rebuilt from the stored deal records (as ``arena
+leaderboard`` does) and kept until another match finishes: the key of the cache is the count
+of done matches and the latest finish time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from arena.league.cli import ratings_tables
+from arena.league.compare import (
+    BotSummary,
+    PairComparison,
+    SetScore,
+    bot_summaries,
+    compare_pairs,
+    set_score,
+)
+from arena.league.create import LeagueError
+from arena.league.ratings import Rating
+from arena.league.report import LeagueReport, build_report
+from arena.league.status import (
+    LeagueStatus,
+    PlayedSet,
+    bot_names,
+    find_league,
+    league_bots,
+    league_languages,
+    league_status,
+    played_sets,
+    schedule_key,
+)
+from arena.store import (
+    Bot,
+    BotVersion,
+    League,
+    LeagueEntrant,
+    Match,
+    MatchRecordRow,
+    MatchStatus,
+    SeatResult,
+    Store,
+)
+
+BOT_MATCHES = 50
+"""How many of a bot's latest matches its page lists."""
+
+
+class NotFound(LookupError):
+    """A page asked for a bot, league, match or game that is not in the store."""
+
+
+@dataclass(frozen=True)
+class Boards:
+    """Every finished match rated: the overall and per-game leaderboards and the sets."""
+
+    overall: list[Rating[str]]
+    per_game: dict[str, list[Rating[str]]]
+    played: list[PlayedSet]
+    bots: dict[str, str]
+    """Each display name in the tables to its bot's name in the store (the page's key)."""
+    scores: list[SetScore[str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One match of a league as its page lists it."""
+
+    id: str
+    game: str
+    status: str
+    seats: tuple[str, ...]
+    attempts: int
+    last_error: str
+
+
+@dataclass(frozen=True)
+class LeaguePage:
+    """A league: its status counts, entrants and matches in schedule order."""
+
+    name: str
+    status: LeagueStatus
+    entrants: list[tuple[str, str]]
+    """(display name, bot name) in creation order."""
+    matches: list[MatchRow]
+    deals: int
+    rounds: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """One entrant of a match: its display name, bot name and result, if finished."""
+
+    entrant: int
+    name: str
+    bot: str
+    total: float | None = None
+    returns: tuple[float, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    """A match: where it stands, its entrants and its stored deal records."""
+
+    id: str
+    league: str
+    game: str
+    status: str
+    seed: int
+    entrants: list[SeatLine]
+    records: list[dict[str, Any]]
+    last_error: str
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """A bot: its versions, ratings per game, results per game and head to head."""
+
+    name: str
+    display: list[str]
+    versions: list[BotVersion]
+    overall: Rating[str] | None
+    overall_rank: int | None
+    ratings: dict[str, tuple[int, Rating[str]]]
+    summaries: list[BotSummary[str]]
+    pairs: list[PairComparison[str]]
+    leagues: list[str]
+    matches: list[tuple[str, str, float]]
+    """Its latest finished matches: id, game and its total return, newest first."""
+
+
+class Queries:
+    """The web pages' reads of one store, with the leaderboards cached."""
+
+    def __init__(self, store: Store) -> None:
+        """Read from ``store``."""
+        self.store = store
+        self._lock = threading.Lock()
+        self._boards: tuple[tuple[int, datetime | None], Boards] | None = None
+        self._reports: dict[tuple[str, int, datetime | None], LeagueReport[str]] = {}
+
+    def _version(self, session: Session, league_id: int | None = None
+                 ) -> tuple[int, datetime | None]:
+        """The count of done matches and the latest finish: what the caches key on."""
+        query = select(func.count(), func.max(Match.finished_at)).where(
+            Match.status == MatchStatus.DONE)
+        if league_id is not None:
+            query = query.where(Match.league_id == league_id)
+        count, latest = session.execute(query).one()
+        return int(count), latest
+
+    def boards(self) -> Boards:
+        """The leaderboards of every finished match, rebuilt when a match has finished."""
+        with self._lock:
+            with self.store.session() as session:
+                key = self._version(session)
+            if self._boards is not None and self._boards[0] == key:
+                return self._boards[1]
+            per_game, overall = ratings_tables(self.store, None, None)
+            with self.store.session() as session:
+                played, _ = played_sets(session)
+                versions = session.scalars(select(BotVersion).join(LeagueEntrant).options(
+                    selectinload(BotVersion.bot))).unique().all()
+                names = {display: version.bot.name
+                         for version_id, display in bot_names(versions).items()
+                         for version in versions if version.id == version_id}
+            scores = [score for match, result in played
+                      if (score := set_score(match.seats, result)) is not None]
+            boards = Boards(overall=overall, per_game=per_game, played=played, bots=names,
+                            scores=scores)
+            self._boards = (key, boards)
+            return boards
+
+    def bot(self, name: str) -> BotPage:
+        """A bot's page data, or ``NotFound``."""
+        with self.store.session() as session:
+            bot = session.scalars(select(Bot).where(Bot.name == name).options(
+                selectinload(Bot.versions))).one_or_none()
+            if bot is None:
+                raise NotFound(f"no bot named {name!r}")
+            versions = list(bot.versions)
+            leagues = list(session.scalars(select(League.name).join(LeagueEntrant).where(
+                LeagueEntrant.bot_version_id.in_([v.id for v in versions])).order_by(
+                League.id)).unique())
+            matches = [(match_id, game, total) for match_id, game, total in session.execute(
+                select(Match.id, Match.game_id, SeatResult.total_return).join(
+                    SeatResult, SeatResult.match_id == Match.id).where(
+                    SeatResult.bot_version_id.in_([v.id for v in versions]),
+                    Match.status == MatchStatus.DONE).order_by(
+                    Match.finished_at.desc(), Match.id).limit(BOT_MATCHES))]
+        boards = self.boards()
+        display = [shown for shown, owner in boards.bots.items() if owner == name]
+        mine = set(display)
+        ratings = {game: (rank, rating) for game, table in boards.per_game.items()
+                   for rank, rating in enumerate(table, 1) if rating.bot in mine}
+        overall = next(((rank, rating) for rank, rating in enumerate(boards.overall, 1)
+                        if rating.bot in mine), None)
+        summaries = [summary for (_, bot_name), summary in
+                     bot_summaries(boards.scores).items() if bot_name in mine]
+        pairs = [pair for (_, bot_name, _), pair in compare_pairs(boards.scores).items()
+                 if bot_name in mine]
+        return BotPage(name=name, display=display, versions=versions,
+                       overall=overall[1] if overall else None,
+                       overall_rank=overall[0] if overall else None, ratings=ratings,
+                       summaries=summaries, pairs=pairs, leagues=leagues, matches=matches)
+
+    def leagues(self) -> list[LeagueStatus]:
+        """Every league's status, oldest first."""
+        with self.store.session() as session:
+            names = session.scalars(select(League.name).order_by(League.id)).all()
+            return [league_status(session, name) for name in names]
+
+    def league(self, name: str) -> LeaguePage:
+        """A league's page data, or ``NotFound``."""
+        with self.store.session() as session:
+            league = _league(session, name)
+            status = league_status(session, name)
+            names = league_bots(session, league)
+            owners = dict(session.execute(select(BotVersion.id, Bot.name).join(Bot).where(
+                BotVersion.id.in_(list(names)))).all())
+            rows = session.scalars(select(Match).where(Match.league_id == league.id)).all()
+            matches = [MatchRow(id=row.id, game=row.game_id, status=row.status.value,
+                                seats=tuple(names.get(e, str(e)) for e in row.entrants),
+                                attempts=row.attempts, last_error=row.last_error or "")
+                       for row in sorted(rows, key=lambda row: schedule_key(league.games,
+                                                                            row.id))]
+            return LeaguePage(name=league.name, status=status,
+                              entrants=[(shown, owners.get(version, shown))
+                                        for version, shown in names.items()],
+                              matches=matches, deals=league.deals, rounds=league.rounds,
+                              created_at=league.created_at)
+
+    def report(self, name: str) -> LeagueReport[str]:
+        """A league's comparison report (cached until another of its matches finishes)."""
+        with self.store.session() as session:
+            league = _league(session, name)
+            key = (league.name, *self._version(session, league.id))
+        with self._lock:
+            cached = self._reports.get(key)
+        if cached is not None:
+            return cached
+        with self.store.session() as session:
+            league = _league(session, name)
+            played, _ = played_sets(session, [league])
+            names = league_bots(session, league)
+            languages = league_languages(session, league)
+        report = build_report(played, league.name, list(names.values()), languages=languages)
+        with self._lock:
+            self._reports[key] = report
+        return report
+
+    def match(self, match_id: str) -> MatchPage:
+        """A match's page data, or ``NotFound``."""
+        with self.store.session() as session:
+            match = session.get(Match, match_id)
+            if match is None:
+                raise NotFound(f"no match {match_id!r}")
+            league = session.get(League, match.league_id)
+            versions = session.scalars(select(BotVersion).where(
+                BotVersion.id.in_(list(match.entrants))).options(
+                selectinload(BotVersion.bot))).all()
+            names = league_bots(session, league) if league is not None else {}
+            owners = {version.id: version.bot.name for version in versions}
+            results = {row.seat: row for row in session.scalars(select(SeatResult).where(
+                SeatResult.match_id == match.id))}
+            lines = []
+            for entrant, version in enumerate(match.entrants):
+                row = results.get(entrant)
+                lines.append(SeatLine(
+                    entrant=entrant, name=names.get(version, owners.get(version, "?")),
+                    bot=owners.get(version, ""), total=row.total_return if row else None,
+                    returns=tuple(row.returns) if row else (), reason=row.reason if row else ""))
+            records = [row.record for row in session.scalars(select(MatchRecordRow).where(
+                MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))]
+            return MatchPage(id=match.id, league=league.name if league else "",
+                             game=match.game_id, status=match.status.value, seed=match.seed,
+                             entrants=lines, records=records, last_error=match.last_error or "")
+
+
+def _league(session: Session, name: str) -> League:
+    """The league of that name, or ``NotFound``."""
+    try:
+        return find_league(session, name)
+    except LeagueError as error:
+        raise NotFound(str(error)) from None
+
+
+def game_names(boards: Boards, known: Sequence[str]) -> list[str]:
+    """The games with a leaderboard, in registry order, then any others."""
+    return [game for game in known if game in boards.per_game] + sorted(
+        game for game in boards.per_game if game not in known)

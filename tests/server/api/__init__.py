@@ -1,0 +1,1 @@
+"""Tests of the ArenaService gRPC API, its accounts and the remote commands."""

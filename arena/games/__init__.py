@@ -1,5 +1,10 @@
 """The rules engine: pure, deterministic, no I/O, no protobuf, no threads."""
 
+from arena.games._compiled import use_compiled_engine
+
+ENGINE = use_compiled_engine(__path__)
+"""The engine that runs: ``compiled`` (built by ``arena engine build``) or ``python``."""
+
 from arena.games.api import (
     TERMINAL,
     ActionKind,
@@ -22,6 +27,7 @@ from arena.games.params import (
 from arena.games.registry import all_configurations, game_ids, get_spec, load_game
 
 __all__ = [
+    "ENGINE",
     "TERMINAL",
     "ActionKind",
     "ActionMeaning",

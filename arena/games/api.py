@@ -30,7 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from functools import cache
-from typing import Any
+from typing import Any, Generic, Self, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from arena.games.cards import HIDDEN, Deck
 from arena.games.params import (
@@ -174,6 +176,11 @@ LogEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...], int]
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
 
 
+_CLASS_VALUES = ("deck", "points_total", "card_points", "perfect_information", "dead_hand")
+"""Game attributes that a game class may give as class attributes."""
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC):
     """A game id with its seat count and validated parameters."""
 
@@ -192,6 +199,23 @@ class Game(ABC):
         self.spec = spec
         self.num_players = num_players
         self.params = dict(params)
+        self._adopt_class_values()
+
+    def _adopt_class_values(self) -> None:
+        """Store ``deck`` and the other values that a game class written in Python (a plugin)
+        gives as class attributes where the compiled engine reads them: in the instance's own
+        fields. Interpreted, the class attributes are read directly and nothing is done."""
+        for name in _CLASS_VALUES:
+            field: Any = vars(Game).get(name)
+            if not hasattr(field, "__set__"):
+                continue
+            for cls in type(self).__mro__:
+                if cls is Game:
+                    break
+                value = cls.__dict__.get(name)
+                if value is not None and not hasattr(value, "__get__"):
+                    field.__set__(self, value)
+                    break
 
     @property
     def id(self) -> str:
@@ -203,7 +227,7 @@ class Game(ABC):
         return None
 
     @abstractmethod
-    def new_initial_state(self, seed: int, deal: DealInput = None) -> State:
+    def new_initial_state(self, seed: int, deal: DealInput = None) -> State[Any]:
         """A new match; ``deal`` injects the card order of the first hand (or of several)."""
 
     def injected_deals(self, deal: DealInput) -> list[tuple[int, ...]]:
@@ -237,14 +261,20 @@ class Game(ABC):
         return f"{self.id}(players={self.num_players}, {changed})"
 
 
-class State(ABC):
+GameT = TypeVar("GameT", bound=Game)
+"""The game class of a state."""
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class State(ABC, Generic[GameT]):
     """A position in a match: whose turn, the legal actions, and how to move on."""
 
     __slots__ = ("_actions", "_audience", "_current", "_deal_count", "_deals", "_injected",
                  "_legal", "_log", "_returns", "_seed", "_views", "_views_upto", "game", "rng")
 
-    def __init__(self, game: Game, seed: int, deal: DealInput) -> None:
-        """Common bookkeeping: seed, injected deals, action history, event log."""
+    def __init__(self, game: GameT, seed: int, deal: DealInput, *, blank: bool = False) -> None:
+        """Common bookkeeping (seed, injected deals, action history, event log), then the game's
+        ``_start``; a ``blank`` state (for ``clone``) skips ``_start``."""
         self.game = game
         self._seed = seed
         self._injected = game.injected_deals(deal) if deal is not None else []
@@ -261,6 +291,11 @@ class State(ABC):
         self._returns = [0.0] * game.num_players
         self._current = TERMINAL
         self.rng = Rng(seed)
+        if not blank:
+            self._start()
+
+    def _start(self) -> None:
+        """Deal the first hand (each game does; a game with its own ``__init__`` may not)."""
 
     # --- the public API -------------------------------------------------------------------
 
@@ -328,20 +363,24 @@ class State(ABC):
         bit = 1 << seat
         return view[sum(1 for mask in self._audience[:start] if mask & bit):]
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         """An independent copy."""
-        twin = object.__new__(type(self))
-        for cls in type(self).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                if hasattr(self, name):
-                    value = getattr(self, name)
-                    if name in _FLAT_LISTS and value is not None:
-                        value = list(value)
-                    elif name == "_views":
-                        value = {seat: list(view) for seat, view in value.items()}
-                    else:
-                        value = _copy_value(value)
-                    object.__setattr__(twin, name, value)
+        kind = type(self)
+        if "__mypyc_attrs__" in vars(kind):
+            # A compiled class runs __init__ from __new__: make a blank state instead.
+            twin = kind(self.game, self._seed, None, blank=True)
+        else:
+            twin = kind.__new__(kind)
+        for name in attribute_names(kind):
+            if hasattr(self, name):
+                value = getattr(self, name)
+                if name in _FLAT_LISTS and value is not None:
+                    value = list(value)
+                elif name == "_views":
+                    value = {seat: list(view) for seat, view in value.items()}
+                else:
+                    value = _copy_value(value)
+                setattr(twin, name, value)
         return twin
 
     def __str__(self) -> str:
@@ -415,6 +454,17 @@ class State(ABC):
                     view.append(Event(kind, who, (HIDDEN,) * len(cards), ()))
             self._views_upto[seat] = len(log)
         return tuple(view)
+
+
+@cache
+def attribute_names(kind: type) -> tuple[str, ...]:
+    """The instance attributes of a class along its MRO: compiled classes list them in
+    ``__mypyc_attrs__``, interpreted ones in ``__slots__``."""
+    names: list[str] = []
+    for cls in kind.__mro__:
+        declared = cls.__dict__.get("__mypyc_attrs__") or cls.__dict__.get("__slots__") or ()
+        names.extend(name for name in declared if name not in names and name != "__dict__")
+    return tuple(names)
 
 
 @cache

@@ -99,13 +99,13 @@ class Phase(IntEnum):
 class BriscolaGame(Game):
     """Briscola or Briscola a 31 with 2, 3 or 4 seats."""
 
-    deck = ITALIAN_40
-    points_total = 120
-    card_points = POINTS
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Derive the seat layout from the seat count and parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
+        self.points_total = 120
+        self.card_points = POINTS
         self.declare_31 = spec.id == "briscola-31"
         self.team_of = tuple(seat % 2 for seat in range(4)) if num_players == 4 else tuple(
             range(num_players))
@@ -138,17 +138,16 @@ class BriscolaGame(Game):
         return BriscolaState(self, seed, deal)
 
 
-class BriscolaState(State):
+class BriscolaState(State[BriscolaGame]):
     """A Briscola match in progress."""
 
     __slots__ = ("_dealer", "_hand_number", "_hands", "_leader", "_phase",
                  "_points", "_stock", "_trick", "_trump", "_trump_card")
 
-    game: BriscolaGame
 
-    def __init__(self, game: BriscolaGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self._hand_number = 0
         self._dealer = game.num_players - 1
         self._start_hand()
@@ -320,8 +319,14 @@ class BriscolaState(State):
             self._end_hand(self._normal_outcome())
 
     # Briscola has a single phase of decisions: dispatch without a table.
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

@@ -241,7 +241,7 @@ class ChiamataGame(Game):
         return ChiamataState(self, seed, deal)
 
 
-class ChiamataState(State):
+class ChiamataState(State[ChiamataGame]):
     """A Briscola chiamata match in progress."""
 
     __slots__ = ("_bidder", "_called", "_called_rank", "_caller", "_dealer", "_dealt",
@@ -250,11 +250,10 @@ class ChiamataState(State):
                  "_partners", "_passed", "_phase", "_points", "_public", "_redeals", "_target",
                  "_trick", "_trump")
 
-    game: ChiamataGame
 
-    def __init__(self, game: ChiamataGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self._n = game.num_players
         self._m = game.num_hands
         self._hand_number = 0

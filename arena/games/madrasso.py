@@ -128,13 +128,13 @@ def match_winner(scores: Sequence[int], hands_played: int, hand_tricks: Sequence
 class MadrassoGame(Game):
     """Madrasso with its rule options."""
 
-    deck = ITALIAN_40
-    points_total = sum(POINTS) + LAST_TRICK_BONUS
-    card_points = POINTS
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Unpack the parameters for the hot path."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
+        self.points_total = sum(POINTS) + LAST_TRICK_BONUS
+        self.card_points = POINTS
         self.target = int(params["target"])
         self.min_hands = int(params["min_hands"])
         self.faceup_anytime = params["faceup_release"] == ANYTIME
@@ -151,18 +151,16 @@ class MadrassoGame(Game):
         return MadrassoState(self, seed, deal)
 
 
-class MadrassoState(State):
+class MadrassoState(State[MadrassoGame]):
     """A Madrasso match in progress."""
 
     __slots__ = ("_dealer", "_faceup", "_hand_number", "_hands", "_leader", "_led_low", "_match",
                  "_phase", "_points", "_swapper", "_team_tricks", "_trick", "_tricks_done",
                  "_trump", "_trump_played")
 
-    game: MadrassoGame
 
-    def __init__(self, game: MadrassoGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
         self._hand_number = 0
         self._dealer = NUM_SEATS - 1
         self._match = [0, 0]
@@ -322,8 +320,14 @@ class MadrassoState(State):
             self._end_hand(winner)
 
     # Madrasso has a single phase of decisions: dispatch without a table.
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

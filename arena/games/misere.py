@@ -158,11 +158,11 @@ def deal_hands(order: list[int], first: int, hand_size: int) -> list[list[int]]:
 class MisereGame(Game):
     """Misère with its options."""
 
-    deck = FRENCH_52
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Derive the rank tables and flags from the parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = FRENCH_52
         order = str(params["rank_order"])
         self.trick_keys = TRICK_KEYS[order]
         self.hand_size = int(params["hand_size"])
@@ -175,17 +175,15 @@ class MisereGame(Game):
         return MisereState(self, seed, deal)
 
 
-class MisereState(State):
+class MisereState(State[MisereGame]):
     """A Misère match in progress."""
 
     __slots__ = ("_bids", "_dealer", "_hand_number", "_hands", "_keys", "_kind", "_leader",
                  "_left_out", "_phase", "_totals", "_trick", "_tricks", "_trump")
 
-    game: MisereGame
 
-    def __init__(self, game: MisereGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
         self._hand_number = 0
         self._dealer = NUM_SEATS - 1
         self._totals = [0] * NUM_SEATS
@@ -328,8 +326,14 @@ class MisereState(State):
         if not self._hands[winner]:
             self._end_hand()
 
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

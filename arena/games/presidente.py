@@ -109,11 +109,11 @@ def best_cards(hand: list[int], count: int, strength: tuple[int, ...]) -> list[i
 class PresidenteGame(Game):
     """Presidente with 3 to 6 seats."""
 
-    deck = ITALIAN_40
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Read the options."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
         self.strength = STRENGTHS[str(params["rank_order"])]
         self.above = ranks_above(self.strength)
         self.deals = int(params["deals"])
@@ -127,18 +127,17 @@ class PresidenteGame(Game):
         return PresidenteState(self, seed, deal)
 
 
-class PresidenteState(State):
+class PresidenteState(State[PresidenteGame]):
     """A Presidente match in progress."""
 
     __slots__ = ("_counts", "_deal_number", "_dealer", "_exchanges", "_finished", "_hands",
                  "_last", "_passed", "_phase", "_points", "_ranking", "_round",
                  "_round_seats", "_scores", "_top")
 
-    game: PresidenteGame
 
-    def __init__(self, game: PresidenteGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         n = game.num_players
         self._deal_number = 0
         self._dealer = n - 1
@@ -357,7 +356,10 @@ class PresidenteState(State):
         return []
 
     # Play and exchange actions have disjoint ids: dispatch on the action, without a table.
-    _apply = _apply_play
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

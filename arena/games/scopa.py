@@ -105,11 +105,11 @@ class Phase(IntEnum):
 class ScopaGame(Game):
     """Scopa with 2 or 3 seats, or Scopone with 4 seats in pairs."""
 
-    deck = ITALIAN_40
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Derive the deal layout, sides and rule flags from the parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
         self.pairs = spec.id == "scopone"
         self.team_of = tuple(seat % 2 for seat in range(num_players)) if self.pairs else tuple(
             range(num_players))
@@ -137,17 +137,16 @@ class ScopaGame(Game):
         return ScopaState(self, seed, deal)
 
 
-class ScopaState(State):
+class ScopaState(State[ScopaGame]):
     """A Scopa or Scopone match in progress."""
 
     __slots__ = ("_dealer", "_groups", "_hand_number", "_hands", "_key", "_last_taker",
                  "_phase", "_piles", "_scope", "_scores", "_stock", "_table")
 
-    game: ScopaGame
 
-    def __init__(self, game: ScopaGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self._hand_number = 0
         self._dealer = game.num_players - 1
         self._scores = [0] * game.sides
@@ -308,8 +307,14 @@ class ScopaState(State):
         if not hands[self._current] and not any(hands):
             self._deal_round(ROUND_CARDS)
 
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

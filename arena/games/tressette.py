@@ -103,13 +103,13 @@ NUM_ACTIONS = SIGNAL_BASE + len(SIGNAL_NAMES) * ITALIAN_40.size
 class TressetteGame(Game):
     """Tressette with 4 seats (pairs) or 2 seats (stock)."""
 
-    deck = ITALIAN_40
-    points_total = DECK_THIRDS
-    card_points = TABLES.thirds
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Build the table rules from the seat count and parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
+        self.points_total = DECK_THIRDS
+        self.card_points = TABLES.thirds
         four = num_players == 4
         self.target = int(params["target"])
         self.stop_immediately = bool(params["stop_immediately"])
@@ -134,16 +134,15 @@ class TressetteGame(Game):
         return TressetteState(self, seed, deal)
 
 
-class TressetteState(State, TableMixin):
+class TressetteState(State[TressetteGame], TableMixin):
     """A Tressette match in progress: the state is its own (single) table."""
 
     __slots__ = (*TABLE_SLOTS, "_over", "_scores")
 
-    game: TressetteGame
 
-    def __init__(self, game: TressetteGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self.init_table(game.rules, tuple(range(game.num_players)))
         self._scores = [0, 0]
         self._over = False
@@ -151,8 +150,14 @@ class TressetteState(State, TableMixin):
 
     # --- the API: the table's own legal actions and moves -----------------------------------
 
-    _compute_legal = TableMixin.table_legal
-    _apply = TableMixin.table_apply
+    def _compute_legal(self) -> list[int]:
+        """The legal actions of the table."""
+        return self.table_legal()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action at the table."""
+        self.table_apply(action)
+
 
     # --- hand and match flow ----------------------------------------------------------------
 

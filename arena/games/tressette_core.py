@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
 from operator import itemgetter
-from typing import TYPE_CHECKING
+
+from mypy_extensions import trait
 
 from arena.games.api import (
     ALL_SEATS,
@@ -32,6 +33,7 @@ from arena.games.api import (
     ActionMeaning,
     EventKind,
     LogEntry,
+    attribute_names,
     play_entries,
 )
 from arena.games.cards import (
@@ -366,6 +368,7 @@ TABLE_SLOTS = ("accuso_base", "accusi_table", "deal_getters", "deck_size", "decl
 """The attributes of a table; a class using ``TableMixin`` also needs ``_current`` and ``_log``."""
 
 
+@trait
 class TableMixin:
     """One Tressette table's hand: deal, mandare a monte, accusi, tricks and the stock.
 
@@ -376,9 +379,6 @@ class TableMixin:
     ``_after_hand`` and ``_after_redeal`` run.
     """
 
-    if not TYPE_CHECKING:
-        # The attributes live in the slots of the concrete classes (``TABLE_SLOTS``).
-        __slots__ = ()
 
     accuso_base: int
     accusi_table: tuple[tuple[int, ...], ...] | None
@@ -692,11 +692,13 @@ class Table(TableMixin):
 
     __slots__ = (*TABLE_SLOTS, "_current", "_log", "status")
 
-    def __init__(self, rules: TableRules, seats: tuple[int, ...], log: list[LogEntry]) -> None:
-        """An empty table writing to ``log``."""
+    def __init__(self, rules: TableRules, seats: tuple[int, ...], log: list[LogEntry], *,
+                 blank: bool = False) -> None:
+        """A table writing to ``log``, its hand dealt (not when ``blank``, for ``clone``)."""
         self._log = log
         self.status = Status.CONTINUE
-        self.init_table(rules, seats)
+        if not blank:
+            self.init_table(rules, seats)
 
     @property
     def current(self) -> int:
@@ -723,8 +725,8 @@ class Table(TableMixin):
 
     def clone(self, log: list[LogEntry]) -> Table:
         """An independent copy writing to ``log``."""
-        twin = object.__new__(Table)
-        for name in Table.__slots__:
+        twin = Table(self.rules, self.seats, log, blank=True)
+        for name in attribute_names(Table):
             setattr(twin, name, getattr(self, name))
         twin._log = log
         twin.hands = [hand[:] for hand in self.hands]

@@ -131,13 +131,13 @@ def hand_losers(points: list[int], cappotto: int, tie_rule: str, cappotto_rule: 
 class NonPrendereGame(Game):
     """Tressette a non prendere with its rule options."""
 
-    deck = ITALIAN_40
-    points_total = sum(THIRDS) + LAST_TRICK_THIRDS
-    card_points = THIRDS
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Unpack the parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
+        self.points_total = sum(THIRDS) + LAST_TRICK_THIRDS
+        self.card_points = THIRDS
         self.losses = int(params["losses"])
         self.tie_rule = str(params["tie_rule"])
         self.cappotto_rule = str(params["cappotto_rule"])
@@ -147,17 +147,15 @@ class NonPrendereGame(Game):
         return NonPrendereState(self, seed, deal)
 
 
-class NonPrendereState(State):
+class NonPrendereState(State[NonPrendereGame]):
     """A Tressette a non prendere match in progress."""
 
     __slots__ = ("_dealer", "_discard", "_hand_number", "_hands", "_leader", "_led_low",
                  "_losses", "_phase", "_thirds", "_trick", "_tricks_done", "_tricks_won")
 
-    game: NonPrendereGame
 
-    def __init__(self, game: NonPrendereGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
         self._hand_number = 0
         self._dealer = NUM_SEATS - 1
         self._losses = [0] * NUM_SEATS
@@ -296,8 +294,14 @@ class NonPrendereState(State):
         return []
 
     # Play is the hot path: its handlers are the entry points and dispatch the other phases.
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     # --- views ------------------------------------------------------------------------------
 

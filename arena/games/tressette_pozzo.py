@@ -192,13 +192,13 @@ def contract_score(contract: int, soloist: int, points: int, by_difference: bool
 class PozzoGame(Game):
     """Tressette con il pozzo: Calabresella, or Tressette in three drawing from a stock."""
 
-    deck = ITALIAN_40
-    points_total = POINTS_TOTAL
-    card_points = THIRDS
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Read the variant and scoring parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
+        self.points_total = POINTS_TOTAL
+        self.card_points = THIRDS
         self.draw_pool = params["variant"] == "draw_pool"
         self.target = int(params["target"])
         self.by_difference = params["payment"] == "difference"
@@ -210,18 +210,16 @@ class PozzoGame(Game):
         return PozzoState(self, seed, deal)
 
 
-class PozzoState(State):
+class PozzoState(State[PozzoGame]):
     """A match of Tressette con il pozzo in progress."""
 
     __slots__ = ("_called", "_contract", "_dealer", "_first", "_hand_number", "_hands",
                  "_holder", "_leader", "_monte", "_phase", "_redeals", "_scores", "_soloist",
                  "_spoken", "_stock", "_thirds", "_trick")
 
-    game: PozzoGame
 
-    def __init__(self, game: PozzoGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
         self._hand_number = 0
         self._redeals = 0
         self._dealer = NUM_SEATS - 1
@@ -465,8 +463,14 @@ class PozzoState(State):
             self._end_hand(winner)
 
     # Play is the hot path: its handlers are the entry points and dispatch the other phases.
-    _compute_legal = _legal_play
-    _apply = _apply_play
+    def _compute_legal(self) -> list[int]:
+        """The legal actions: those of play."""
+        return self._legal_play()
+
+    def _apply(self, action: int) -> None:
+        """Apply an action of play."""
+        self._apply_play(action)
+
 
     def _legal_other(self) -> list[int]:
         """The legal actions of a phase other than play."""

@@ -45,8 +45,6 @@ Actions (table t: 0 Left, 1 Right, 2 Corners):
 
 from __future__ import annotations
 
-from typing import cast
-
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
@@ -113,13 +111,13 @@ def table_of_action(action: int) -> int:
 class ToroGame(Game):
     """Three 4-seat Tressette tables played at once by six players."""
 
-    deck = ITALIAN_120
-    points_total = DECK_THIRDS
-    card_points = TABLES.thirds
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Build one set of table rules per table."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_120
+        self.points_total = DECK_THIRDS
+        self.card_points = TABLES.thirds
         self.rounds = int(params["rounds"])
         self.target = int(params["target"])
         self.table_rules = tuple(
@@ -152,16 +150,15 @@ def copy_order(order: list[int], table: int) -> list[int]:
     return [card for card in order if low <= card < high]
 
 
-class ToroState(State):
+class ToroState(State[ToroGame]):
     """A match of three interleaved Tressette tables."""
 
     __slots__ = ("_masks", "_over", "_round", "_tables", "_totals", "_turn")
 
-    game: ToroGame
 
-    def __init__(self, game: ToroGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Seat the players and deal the first round."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self._audience = []
         self._tables = [Table(rules, table_seats(index, 0), self._log)
                         for index, rules in enumerate(game.table_rules)]
@@ -336,7 +333,7 @@ class ToroState(State):
 
     def clone(self) -> ToroState:
         """An independent copy (the tables are copied too)."""
-        twin = cast(ToroState, super().clone())
+        twin = super().clone()
         twin._tables = [table.clone(twin._log) for table in self._tables]
         return twin
 

@@ -104,11 +104,11 @@ def of_rank(hand: list[int], rank: int) -> list[int]:
 class VecchiaGame(Game):
     """Vecchia with 2 to 8 seats."""
 
-    deck = ITALIAN_40
 
     def __init__(self, spec: GameSpec, num_players: int, params: dict[str, ParamValue]) -> None:
         """Derive the removed cards and the old maid from the parameters."""
         super().__init__(spec, num_players, params)
+        self.deck = ITALIAN_40
         self.removed = removed_fanti(str(params["old_maid"]))
         self.old_maid = ITALIAN_40.card(OLD_MAID_SUITS[str(params["old_maid"])], Rank.FANTE)
         self.hands = int(params["hands"])
@@ -125,17 +125,16 @@ class VecchiaGame(Game):
         return VecchiaState(self, seed, deal)
 
 
-class VecchiaState(State):
+class VecchiaState(State[VecchiaGame]):
     """A Vecchia match in progress."""
 
     __slots__ = ("_dealer", "_discards", "_giver", "_hand_number", "_hands", "_pair", "_pending",
                  "_phase", "_scores")
 
-    game: VecchiaGame
 
-    def __init__(self, game: VecchiaGame, seed: int, deal: DealInput) -> None:
+    def _start(self) -> None:
         """Deal the first hand."""
-        super().__init__(game, seed, deal)
+        game = self.game
         self._hand_number = 0
         self._dealer = game.num_players - 1
         self._scores = [0] * game.num_players

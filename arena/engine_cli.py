@@ -1,0 +1,61 @@
+"""``arena engine ...``: build the compiled rules engine and tell which engine runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+engine_app = typer.Typer(help="The rules engine: compiled with mypyc, or from source.",
+                         no_args_is_help=True)
+
+
+@engine_app.command("build")
+def build_command(
+    force: Annotated[bool, typer.Option("--force", help="Build again even if built.")] = False,
+) -> None:
+    """Compile the game modules with mypyc (about two minutes); later imports use them."""
+    from arena.engine_build import EngineBuildError, build_engine
+
+    console = Console(stderr=True)
+    try:
+        with console.status("building the compiled engine") as status:
+            result = build_engine(force, lambda text: status.update(text))
+    except EngineBuildError as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    what = f"built in {result.seconds:.0f} s" if result.built else "already built"
+    console.print(f"compiled engine {what}: {result.folder}", highlight=False, soft_wrap=True)
+
+
+@engine_app.command("status")
+def status_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Which engine runs (compiled or python), the sources' hash and the build folder."""
+    from arena.games import ENGINE
+    from arena.games._compiled import build_folder, engine_choice, is_complete, source_hash
+
+    folder = build_folder()
+    status = {"engine": ENGINE, "choice": engine_choice(), "source_hash": source_hash(),
+              "built": is_complete(folder), "folder": str(folder)}
+    if as_json:
+        print(json.dumps(status))
+        return
+    built = "built" if status["built"] else "not built (arena engine build)"
+    print(f"engine: {ENGINE} (ARENA_ENGINE={status['choice']}); build of these sources: "
+          f"{built}, {folder}")
+
+
+@engine_app.command("clean")
+def clean_command(
+    everything: Annotated[bool, typer.Option(
+        "--all", help="Remove the build of the current sources too.")] = False,
+) -> None:
+    """Remove the builds of other versions of the sources from the cache."""
+    from arena.engine_build import clean_cache
+
+    removed = clean_cache(keep_current=not everything)
+    print(f"removed {len(removed)} build(s)")

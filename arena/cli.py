@@ -19,6 +19,7 @@ from arena.agents import BotConfigError, PolicySeat, SeatSpec
 from arena.agents.seats import pin_to_cores
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, missing_toolchain, scaffold_bot
 from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
+from arena.engine_cli import engine_app
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
 from arena.league.cli import leaderboard_command, league_app, report_command
@@ -145,6 +146,7 @@ app.add_typer(league_app, name="league")
 app.command("leaderboard")(leaderboard_command)
 app.command("report")(report_command)
 app.add_typer(remote_app, name="remote")
+app.add_typer(engine_app, name="engine")
 app.command("serve")(serve_command)
 
 

@@ -36,7 +36,7 @@ from rich.table import Table
 
 from arena.bench.engine_floor import FloorGame
 from arena.bench.stats import goal_mark
-from arena.games import Game, all_configurations, get_spec, load_game
+from arena.games import ENGINE, Game, all_configurations, get_spec, load_game
 
 GOAL_RATIO = 2.0
 """A game should make at least this many decisions per second per baseline decision."""
@@ -255,6 +255,7 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
             "ratio": round(statistics.median(s.decisions_per_s for s in floor_samples)
                            / statistics.median(s.decisions_per_s for s in floor_paired), 3),
         },
+        "engine": ENGINE,
         "goal_ratio": GOAL_RATIO,
         "repeats": repeats,
         "seconds": seconds,
@@ -271,14 +272,16 @@ def render_table(report: dict[str, Any]) -> Table:
     table = Table(
         box=box.SIMPLE_HEAD,
         pad_edge=False,
-        title="Engine speed: random playouts, decisions per second",
+        title=f"Engine speed ({report['engine']} engine): random playouts, decisions per second",
         caption=(f"baseline: {base['library']} {base['game']}({params}) from a Python loop, "
                  f"{base['decisions_per_s']:,.0f} decisions/s\nmedians of {report['repeats']} "
                  f"interleaved runs of {report['seconds']} s each, per second of "
                  f"{report['clock']}; goal: ratio >= {goal}\nAPI floor (a game with no rules "
                  f"through the same State API and loop): "
                  f"{report['api_floor']['decisions_per_s']:,.0f} decisions/s, ratio "
-                 f"{report['api_floor']['ratio']:.2f}"),
+                 f"{report['api_floor']['ratio']:.2f}"
+                 + ("" if report["engine"] == "compiled" else
+                    "\nthe interpreted engine: arena engine build compiles it (about 2 minutes)")),
     )
     table.add_column("game", no_wrap=True)
     table.add_column("seats", justify="right")

@@ -1,0 +1,164 @@
+"""The compiled engine: the build cache, the choice of engine, and the same games either way."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import arena.games
+import arena.games.briscola
+from arena.cli import app
+from arena.engine_build import EngineBuildError, _compile
+from arena.games import _compiled
+from arena.games._compiled import EngineChoiceError, use_compiled_engine
+
+SEEDS = 3
+"""Random playouts per configuration in the comparison of the two engines."""
+
+DIGEST_SCRIPT = """
+import hashlib, random, sys
+from arena.games import ENGINE, all_configurations, load_game
+
+digest = hashlib.sha256()
+for game_id, seats, params in all_configurations():
+    game = load_game(game_id, seats, params)
+    for seed in range({seeds}):
+        choose = random.Random(seed)
+        state = game.new_initial_state(seed)
+        twin = None
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[choose.randrange(len(legal))])
+            if twin is None and len(state.history()) == 5:
+                twin = state.clone()
+        parts = [game_id, seats, params, state.history(), state.returns(), state.full_events()]
+        parts += [state.observation(seat) for seat in range(seats)]
+        if twin is not None:
+            while not twin.is_terminal():
+                twin.apply_action(twin.legal_actions()[0])
+            parts += [twin.history(), twin.returns()]
+        digest.update(repr(parts).encode())
+print(ENGINE, digest.hexdigest())
+"""
+
+
+def under_ci() -> bool:
+    """True when the tests run under CI, where the compiled engine is built first."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def require_compiled() -> None:
+    """Fail under CI, skip elsewhere, when the suite does not run the compiled engine."""
+    if arena.games.ENGINE != "compiled":
+        if under_ci():
+            pytest.fail("the compiled engine is not built (scripts/test runs arena engine build)")
+        pytest.skip("the compiled engine is not built: arena engine build")
+
+
+def games_digest(engine: str) -> tuple[str, str]:
+    """The engine that ran and a digest of random playouts of every configuration, played in a
+    fresh process with ``ARENA_ENGINE=engine``."""
+    env = {**os.environ, "ARENA_ENGINE": engine}
+    done = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT.format(seeds=SEEDS)], env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ran, digest = done.stdout.split()
+    return ran, digest
+
+
+def test_the_suite_runs_the_compiled_engine() -> None:
+    """Under CI the engine is built before the tests, so every test runs compiled code."""
+    require_compiled()
+    assert arena.games.briscola.__file__.endswith(tuple(EXTENSION_SUFFIXES))
+
+
+def test_the_compiled_and_interpreted_engines_play_the_same_games() -> None:
+    """Same seeds and actions: the same histories, events, observations, returns and clones."""
+    require_compiled()
+    compiled = games_digest("compiled")
+    interpreted = games_digest("python")
+    assert (compiled[0], interpreted[0]) == ("compiled", "python")
+    assert compiled[1] == interpreted[1]
+
+
+def test_arena_engine_python_keeps_the_engine_interpreted(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """``ARENA_ENGINE=python`` leaves the package path alone, whatever is built."""
+    monkeypatch.setenv("ARENA_ENGINE", "python")
+    path = ["games"]
+    assert use_compiled_engine(path) == "python"
+    assert path == ["games"]
+
+
+def test_asking_for_a_compiled_engine_that_is_not_built_is_one_clear_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``ARENA_ENGINE=compiled`` with no build of these sources says how to build it."""
+    monkeypatch.setenv("ARENA_ENGINE", "compiled")
+    monkeypatch.setenv("ARENA_ENGINE_CACHE", str(tmp_path))
+    with pytest.raises(EngineChoiceError, match="not built for these sources: run arena engine"):
+        use_compiled_engine([])
+
+
+def test_an_unknown_engine_choice_names_the_valid_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misspelt ``ARENA_ENGINE`` is refused with the choices."""
+    monkeypatch.setenv("ARENA_ENGINE", "fast")
+    with pytest.raises(EngineChoiceError, match="'fast' is not one of auto, python, compiled"):
+        use_compiled_engine([])
+
+
+def test_a_complete_build_of_these_sources_goes_first_on_the_path(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Only a build marked complete, in the folder of the current sources' hash, is used."""
+    monkeypatch.setenv("ARENA_ENGINE", "auto")
+    monkeypatch.setenv("ARENA_ENGINE_CACHE", str(tmp_path))
+    folder = tmp_path / _compiled.source_hash()
+    (folder / "arena" / "games").mkdir(parents=True)
+    path = ["games"]
+    assert use_compiled_engine(path) == "python"
+    (folder / "COMPLETE").write_text("")
+    assert use_compiled_engine(path) == "compiled"
+    assert path == [str(folder / "arena" / "games"), "games"]
+
+
+def test_the_build_folder_follows_the_sources(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    """Changing a game module's source changes the hash, so an old build is never loaded."""
+    copy = tmp_path / "games"
+    shutil.copytree(_compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_compiled, "PACKAGE_DIR", copy)
+    before = _compiled.source_hash()
+    (copy / "briscola.py").write_text((copy / "briscola.py").read_text() + "\n# edited\n")
+    assert _compiled.source_hash() != before
+    (copy / "_compiled.py").write_text("")
+    assert "_compiled.py" not in {path.name for path in _compiled.compiled_sources()}
+
+
+def test_a_failed_build_is_one_line_with_the_compiler_output(tmp_path: Path) -> None:
+    """mypyc's own error comes back in the one line of ``EngineBuildError``."""
+    module = tmp_path / "broken.py"
+    module.write_text("def f() -> int:\n    return 'not an int'\n")
+    with pytest.raises(EngineBuildError) as error:
+        _compile(tmp_path, ["broken.py"])
+    message = str(error.value)
+    assert message.startswith("mypyc failed (exit 1)") and "\n" not in message
+    assert "Incompatible return value type" in message
+
+
+def test_arena_engine_status_reports_the_engine_and_its_build() -> None:
+    """``arena engine status --json``: the engine, the choice, the hash and the folder."""
+    result = CliRunner().invoke(app, ["engine", "status", "--json"])
+    assert result.exit_code == 0, result.output
+    status = json.loads(result.output)
+    assert status["engine"] == arena.games.ENGINE
+    assert status["source_hash"] == _compiled.source_hash()
+    assert Path(status["folder"]).name == status["source_hash"]
+    if arena.games.ENGINE == "compiled":
+        assert status["built"] is True

@@ -32,6 +32,10 @@ INSTRUCTION_CHARS = 120
 
 POLL_S = 0.5
 SIZE_POLL_S = 2.0
+"""The least time between two measurements of a build step's size."""
+SIZE_SHARE = 0.2
+"""Measuring a size makes the daemon walk the container's whole file system (seconds on
+fuse-overlayfs): measurements run in the background, and take at most this share of the time."""
 GRACE_S = 30.0
 """How long a stopped build may take to wind down before it is left to the daemon."""
 
@@ -158,6 +162,7 @@ def _watch(client: Any, build_log: BuildLog, events: queue.Queue[tuple[str, Any]
     started = time.monotonic()
     deadline = started + timeout_s
     next_size_check = started + SIZE_POLL_S
+    probe = SizeProbe(client)
     stopped = ""
     give_up = 0.0
     try:
@@ -185,13 +190,14 @@ def _watch(client: Any, build_log: BuildLog, events: queue.Queue[tuple[str, Any]
             if now >= deadline:
                 stopped = (f"{build_log.what}: the build ran past its time limit of "
                            f"{timeout_s:g} s{build_log.where()}; it was stopped")
-            elif max_bytes is not None and build_log.container and now >= next_size_check:
-                next_size_check = now + SIZE_POLL_S
-                size = _container_size(client, build_log.container)
+            elif max_bytes is not None and build_log.container:
+                size = probe.size_of(build_log.container)
                 if size > max_bytes:
                     stopped = (f"{build_log.what}: the image grew to {mebibytes(size)}"
                                f"{build_log.where()}, over the limit of {mebibytes(max_bytes)}; "
                                f"the build was stopped")
+                elif now >= next_size_check and probe.start(build_log.container):
+                    next_size_check = now + max(SIZE_POLL_S, probe.seconds / SIZE_SHARE)
             if stopped:
                 give_up = now + GRACE_S
                 _kill(client, build_log.container)
@@ -199,6 +205,38 @@ def _watch(client: Any, build_log: BuildLog, events: queue.Queue[tuple[str, Any]
         _kill(client, build_log.container)
         raise
     return stopped
+
+
+class SizeProbe:
+    """Measures a build step's container in a background thread, one measurement at a time,
+    so that the build's log and limits are followed while the daemon computes a size."""
+
+    def __init__(self, client: Any) -> None:
+        """No measurement yet."""
+        self.client = client
+        self.seconds = 0.0
+        """How long the last measurement took."""
+        self._sizes: dict[str, int] = {}
+        self._running: threading.Thread | None = None
+
+    def start(self, container: str) -> bool:
+        """Start measuring ``container`` unless a measurement is running; whether it started."""
+        if self._running is not None and self._running.is_alive():
+            return False
+        self._running = threading.Thread(target=self._measure, args=(container,),
+                                         name=f"size {container[:12]}", daemon=True)
+        self._running.start()
+        return True
+
+    def size_of(self, container: str) -> int:
+        """The last size measured of ``container`` (0 before the first measurement ends)."""
+        return self._sizes.get(container, 0)
+
+    def _measure(self, container: str) -> None:
+        """Measure once and keep the result and its duration."""
+        started = time.monotonic()
+        self._sizes[container] = _container_size(self.client, container)
+        self.seconds = time.monotonic() - started
 
 
 def _image_id(client: Any, tag: str) -> str:

@@ -99,7 +99,7 @@ def test_ctrl_c_leaves_no_bot_behind(store: Store, store_url: str, tmp_path: Pat
     playing, then end; no bot process is left, and running the league again finishes it."""
     folder = make_bot(tmp_path / "bot", "--sleep-ms", "5")
     league_id = create_league(store, "stop", [str(folder), "heuristic", "random"],
-                              ["briscola", "scopa", "tressette"])
+                              ["briscola", "scopa", "tressette"], deals=3)
     program = subprocess.Popen(
         [sys.executable, "-c", RUN_APP, "league", "run", "stop", "--workers", "2",
          "--db", store_url],

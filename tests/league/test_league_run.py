@@ -172,7 +172,7 @@ def test_ctrl_c_hands_back_the_leases_and_the_league_resumes(store: Store,
     """Ctrl-C in the middle of ``league run``: the running matches are handed back without
     counting an attempt (exit code 130); running it again plays the rest, none twice."""
     league_id = create_league(store, "stop", ["heuristic", str(SAMPLE_RANDOM), "random"],
-                              ["briscola", "scopa", "tressette"])
+                              ["briscola", "scopa", "tressette"], deals=3)
     program = subprocess.Popen(
         [sys.executable, "-c", RUN_APP, "league", "run", "stop", "--workers", "2",
          "--db", store_url],

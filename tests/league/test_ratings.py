@@ -2,12 +2,13 @@
 
 import math
 from dataclasses import replace
+from typing import Any, cast
 
 import pytest
 
 from arena.agents import AgentExit
 from arena.agents.seats import PolicySeat
-from arena.games import load_game
+from arena.games import Game, load_game
 from arena.league.ratings import (
     Outcome,
     Rating,
@@ -94,14 +95,19 @@ def test_layouts_that_rotation_breaks_are_rated_deal_by_deal() -> None:
     assert not rotation_keeps_teams(((0, 1), (2, 3)), 4)
     briscola = load_game("briscola", 4, {})
 
-    class Neighbours(type(briscola)):  # type: ignore[misc]
-        """Briscola with neighbours as partners."""
+    class Neighbours:
+        """Briscola with neighbours as partners (the game classes may be compiled, so this
+        wraps one rather than subclassing it)."""
+
+        def __getattr__(self, name: str) -> Any:
+            """Everything else as in Briscola."""
+            return getattr(briscola, name)
 
         def teams(self) -> tuple[tuple[int, ...], ...]:
             """Seats 0+1 against 2+3."""
             return ((0, 1), (2, 3))
 
-    game = Neighbours(briscola.spec, 4, briscola.params)
+    game = cast(Game, Neighbours())
     result = synthetic_set("briscola", [[1, 1, -1, -1], [-1, -1, 1, 1]])
     outcomes = set_outcomes(game, ["a", "b", "c", "d"], result)
     assert outcomes == [Outcome((("a", "b"), ("c", "d")), (1.0, 2.0)),

@@ -22,6 +22,7 @@ from store import conftest as store_fixtures
 from arena.league.create import create_league
 from arena.league.local import run_league
 from arena.store import Match, MatchRecordRow, SeatResult, Store
+from tests.interrupts import default_sigint
 
 from .test_league_run import RUN_APP, WAIT_S, assert_played_once, wait_for_running
 
@@ -103,7 +104,8 @@ def test_ctrl_c_leaves_no_bot_behind(store: Store, store_url: str, tmp_path: Pat
     program = subprocess.Popen(
         [sys.executable, "-c", RUN_APP, "league", "run", "stop", "--workers", "2",
          "--db", store_url],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=default_sigint)
     try:
         wait_for_running(store, league_id, program)
         assert bot_processes(folder)

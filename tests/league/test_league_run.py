@@ -29,6 +29,7 @@ from arena.league.run_match import DONE, RETRY, SKIPPED, VOID, process_store, ru
 from arena.match import MatchRecord
 from arena.store import Match, MatchRecordRow, MatchStatus, SeatResult, Store, claim_match
 from arena.store.models import utc_now
+from tests.interrupts import default_sigint
 
 pg_cluster = store_fixtures.pg_cluster
 store_url = store_fixtures.store_url
@@ -176,7 +177,8 @@ def test_ctrl_c_hands_back_the_leases_and_the_league_resumes(store: Store,
     program = subprocess.Popen(
         [sys.executable, "-c", RUN_APP, "league", "run", "stop", "--workers", "2",
          "--db", store_url],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=default_sigint)
     try:
         wait_for_running(store, league_id, program)
         os.killpg(program.pid, signal.SIGINT)

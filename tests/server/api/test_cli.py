@@ -14,6 +14,7 @@ from pathlib import Path
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
+from tests.interrupts import default_sigint
 from tests.server.api.conftest import Service
 
 runner = CliRunner()
@@ -126,7 +127,8 @@ def test_serve_answers_until_interrupted(tmp_path: Path) -> None:
         [sys.executable, "-c", "from arena.cli import app; app()", "serve",
          "--db", str(tmp_path / "arena.db"), "--grpc-port", str(port),
          "--web-port", str(web_port)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -19,6 +19,7 @@ from arena.bench.league import (
     GOAL_CELERY_OVERHEAD,
     GOAL_RATIO,
     bench_league_command,
+    dispatch_gap,
     measure_celery,
     render_table,
     run_league_bench,
@@ -147,3 +148,26 @@ def test_time_per_match_leaves_each_workers_first_match_out() -> None:
     workers = [[(0.0, 3.0), (3.1, 4.1), (4.2, 5.0)], [(0.0, 2.0), (2.1, 3.0)]]
     assert time_per_match(workers) == pytest.approx((2.0 + 1.0) / 3)
     assert time_per_match([[(0.0, 2.0)], [(1.0, 2.0)]]) == pytest.approx(1.5)
+
+
+def test_dispatch_gap_is_the_median_wait_between_a_workers_matches() -> None:
+    """Gaps from each match's end to the same worker's next start, in start order; none: 0."""
+    workers = [[(3.1, 4.1), (0.0, 3.0), (4.4, 5.0)], [(0.0, 2.0), (2.2, 3.0)]]
+    assert dispatch_gap(workers) == pytest.approx(0.2)
+    assert dispatch_gap([[(0.0, 2.0)], [(1.0, 2.0)]]) == 0.0
+
+
+def test_celery_overhead_compares_the_dispatch_gaps(report: dict[str, Any]) -> None:
+    """Each round's overhead is the Celery gap minus the pool's, per median local match."""
+    if report["celery"] is None:
+        assert not under_ci(), report["celery_note"]
+        return
+    local, celery = report["local"], report["celery"]
+    assert local["dispatch_s"] >= 0 and celery["dispatch_s"] >= 0
+    assert positive(local["duration_s"]) and positive(celery["duration_s"])
+    shown = next(one for one in report["rounds"] if one["ratio"] == report["ratio"])
+    assert shown["celery_overhead_fraction"] == pytest.approx(
+        (celery["dispatch_s"] - local["dispatch_s"]) / local["duration_s"], abs=0.01)
+    whole = [one["celery_time_per_match_fraction"] for one in report["rounds"]]
+    assert report["celery_time_per_match_fraction"] == pytest.approx(statistics.median(whole),
+                                                                     abs=1e-3)

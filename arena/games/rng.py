@@ -11,6 +11,8 @@ import math
 from functools import cache
 from typing import TypeVar
 
+from mypy_extensions import i64
+
 _MASK = (1 << 64) - 1
 _T = TypeVar("_T")
 
@@ -94,6 +96,20 @@ def _entropy_bytes(size: int) -> int:
     return (math.factorial(size).bit_length() + 128 + 7) // 8
 
 
+_PLANS: dict[int, tuple[int, list[tuple[int, list[i64]]]]] = {}
+"""Per deck size: the hash length and the radix groups, with machine-integer radices."""
+
+
+def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
+    """The hash bytes and radix groups of a shuffle of ``size`` cards, made once per size."""
+    plan = _PLANS.get(size)
+    if plan is None:
+        groups = [(product, [i64(radix) for radix in radices])
+                  for product, radices in _radix_groups(size)]
+        plan = _PLANS[size] = (_entropy_bytes(size), groups)
+    return plan
+
+
 def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
     """The cards 0..size-1 in the order given by a seed and labels.
 
@@ -101,16 +117,19 @@ def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
     and written in the mixed radix size, size-1, ..., 2: the digits pick each next card from the
     cards left (a Lehmer code), so every order is equally likely to within 2**-128.
     """
-    text = ":".join(map(str, (seed, *labels)))
-    digest = hashlib.shake_256(text.encode()).digest(_entropy_bytes(size))
-    number = int.from_bytes(digest, "big")
+    if len(labels) == 2:
+        text = f"{seed}:{labels[0]}:{labels[1]}"
+    else:
+        text = ":".join(map(str, (seed, *labels)))
+    length, groups = _plan(size)
+    number = int.from_bytes(hashlib.shake_256(text.encode()).digest(length), "big")
     left = list(range(size))
     order: list[int] = []
-    take, put = left.pop, order.append
-    for product, radices in _radix_groups(size):
-        number, chunk = divmod(number, product)
+    for product, radices in groups:
+        number, group_digits = divmod(number, product)
+        digits: i64 = group_digits
         for radix in radices:
-            put(take(chunk % radix))
-            chunk //= radix
-    order += left
+            order.append(left.pop(digits % radix))
+            digits = digits // radix
+    order.extend(left)
     return order

@@ -574,9 +574,15 @@ class TableMixin:
         if len(trick) < size:
             self._current = (seat + 1) % size
             return
-        best = max(trick, key=self.led_keys[trick[0]].__getitem__)
-        points = sum(map(self.thirds_of.__getitem__, trick))
-        winner = (self.leader + trick.index(best)) % size
+        keys = self.led_keys[trick[0]]
+        thirds_of = self.thirds_of
+        best, best_key, points = 0, keys[trick[0]], 0
+        for index in range(size):
+            played = trick[index]
+            points += thirds_of[played]
+            if keys[played] > best_key:
+                best, best_key = index, keys[played]
+        winner = (self.leader + best) % size
         self._log.append((_TRICK_KIND, self.seats[winner], tuple(trick), (points,), ALL_SEATS))
         self.thirds[winner] += points
         self.tricks_won[winner] += 1

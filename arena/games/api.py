@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from functools import cache
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Final, Generic, Self, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -43,10 +43,10 @@ from arena.games.params import (
 )
 from arena.games.rng import Rng, shuffled_deck
 
-TERMINAL = -4
+TERMINAL: Final = -4
 """``current_player()`` once the match is over."""
 
-ALL_SEATS = -1
+ALL_SEATS: Final = -1
 """Viewer mask of a public event."""
 
 
@@ -170,7 +170,7 @@ class Observation:
         return seen
 
 
-_OBSERVATION_FIELDS = tuple(field.name for field in fields(Observation))
+_OBSERVATION_FIELDS: Final = tuple(field.name for field in fields(Observation))
 
 LogEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...], int]
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
@@ -484,7 +484,7 @@ def play_entries(kind: EventKind, num_seats: int, num_cards: int,
     )
 
 
-_FLAT_LISTS = frozenset({"_actions", "_audience", "_deals", "_injected", "_log"})
+_FLAT_LISTS: Final = frozenset({"_actions", "_audience", "_deals", "_injected", "_log"})
 """State lists whose items are immutable (ints, tuples): a clone copies them flat."""
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from bisect import insort
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -62,31 +63,31 @@ from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import trick_key_tables
 
-DECLARE_31 = 40
-SWAP_TRUMP = 41
-NUM_ACTIONS = 42
+DECLARE_31: Final = 40
+SWAP_TRUMP: Final = 41
+NUM_ACTIONS: Final = 42
 
-_PLAY_MEANINGS = play_meanings(ITALIAN_40)
+_PLAY_MEANINGS: Final = play_meanings(ITALIAN_40)
 """The meaning of each card play, built once."""
 
-SUIT = ITALIAN_40.suit_table()
-STRENGTH = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
-POINTS = ITALIAN_40.per_card(BRISCOLA_POINTS)
-TWO_OF_BASTONI = ITALIAN_40.card(Suit.BASTONI, Rank.DUE)
-DECLARE_TARGET = 31
+SUIT: Final = ITALIAN_40.suit_table()
+STRENGTH: Final = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
+POINTS: Final = ITALIAN_40.per_card(BRISCOLA_POINTS)
+TWO_OF_BASTONI: Final = ITALIAN_40.card(Suit.BASTONI, Rank.DUE)
+DECLARE_TARGET: Final = 31
 
-_PLAY = EventKind.PLAY
-_HAND_START = EventKind.HAND_START
-_DEAL = EventKind.DEAL
-_TRUMP = EventKind.TRUMP
-_TRICK = EventKind.TRICK
-_DRAW = EventKind.DRAW
-_DECLARE = EventKind.DECLARE
-_HAND_END = EventKind.HAND_END
-_SCORE = EventKind.SCORE
-TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
-_PLAY_ENTRY = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
-_PRIVATE_DRAW_ENTRY = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
+_PLAY: Final = EventKind.PLAY
+_HAND_START: Final = EventKind.HAND_START
+_DEAL: Final = EventKind.DEAL
+_TRUMP: Final = EventKind.TRUMP
+_TRICK: Final = EventKind.TRICK
+_DRAW: Final = EventKind.DRAW
+_DECLARE: Final = EventKind.DECLARE
+_HAND_END: Final = EventKind.HAND_END
+_SCORE: Final = EventKind.SCORE
+TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
+_PRIVATE_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
 
 
 class Phase(IntEnum):

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
-COPY_LETTERS = "abc"
-HIDDEN = -1
+COPY_LETTERS: Final = "abc"
+HIDDEN: Final = -1
 """Stands for a face-down card in observations."""
 
 
@@ -189,22 +190,22 @@ class Deck:
         return self.card(suit, self.rank_letters.index(rank_text), copy)
 
 
-ITALIAN_40 = Deck(
+ITALIAN_40: Final = Deck(
     "italian-40", 40, 4, 10, 1,
     ITALIAN_SUIT_LETTERS, ITALIAN_SUIT_SYMBOLS, ITALIAN_SUIT_NAMES_IT, ITALIAN_SUIT_NAMES_EN,
     ITALIAN_RANK_LETTERS, ITALIAN_RANK_NAMES_IT, ITALIAN_RANK_NAMES_EN,
 )
-ITALIAN_80 = Deck(
+ITALIAN_80: Final = Deck(
     "italian-80", 80, 4, 10, 2,
     ITALIAN_SUIT_LETTERS, ITALIAN_SUIT_SYMBOLS, ITALIAN_SUIT_NAMES_IT, ITALIAN_SUIT_NAMES_EN,
     ITALIAN_RANK_LETTERS, ITALIAN_RANK_NAMES_IT, ITALIAN_RANK_NAMES_EN,
 )
-ITALIAN_120 = Deck(
+ITALIAN_120: Final = Deck(
     "italian-120", 120, 4, 10, 3,
     ITALIAN_SUIT_LETTERS, ITALIAN_SUIT_SYMBOLS, ITALIAN_SUIT_NAMES_IT, ITALIAN_SUIT_NAMES_EN,
     ITALIAN_RANK_LETTERS, ITALIAN_RANK_NAMES_IT, ITALIAN_RANK_NAMES_EN,
 )
-FRENCH_52 = Deck(
+FRENCH_52: Final = Deck(
     "french-52", 52, 4, 13, 1,
     FRENCH_SUIT_LETTERS, FRENCH_SUIT_SYMBOLS, FRENCH_SUIT_NAMES_IT, FRENCH_SUIT_NAMES_EN,
     FRENCH_RANK_LETTERS, FRENCH_RANK_NAMES_IT, FRENCH_RANK_NAMES_EN,

@@ -89,6 +89,7 @@ from __future__ import annotations
 from dataclasses import replace
 from enum import IntEnum
 from math import factorial
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -135,37 +136,38 @@ from arena.games.tricks import trick_key_tables
 
 NAME_SUIT = 350
 NAME_CARD = 360
-FACE_DOWN = 400
-NUM_ACTIONS = 480
-MAX_POSITIONS = 11
+FACE_DOWN: Final = 400
+NUM_ACTIONS: Final = 480
+MAX_POSITIONS: Final = 11
 
-SUIT = ITALIAN_80.suit_table()
-RANK = ITALIAN_80.rank_table()
-BASE = tuple(ITALIAN_80.base(card) for card in ITALIAN_80.cards)
-STRENGTH = ITALIAN_80.per_card(BRISCOLA_STRENGTH)
-POINTS = ITALIAN_80.per_card(BRISCOLA_POINTS)
-TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_80.suits)
+SUIT: Final = ITALIAN_80.suit_table()
+RANK: Final = ITALIAN_80.rank_table()
+BASE: Final = tuple(ITALIAN_80.base(card) for card in ITALIAN_80.cards)
+STRENGTH: Final = ITALIAN_80.per_card(BRISCOLA_STRENGTH)
+POINTS: Final = ITALIAN_80.per_card(BRISCOLA_POINTS)
+TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_80.suits)
 
-_TRICK = EventKind.TRICK
-_HAND_START = EventKind.HAND_START
-_DEAL = EventKind.DEAL
-_PASS = EventKind.PASS
-_BID = EventKind.BID
-_REDEAL = EventKind.REDEAL
-_HAND_END = EventKind.HAND_END
-_SCORE = EventKind.SCORE
-_MATCH_END = EventKind.MATCH_END
-_TRUMP = EventKind.TRUMP
-_CALL = EventKind.CALL
-_COMMIT = EventKind.COMMIT
-_REVEAL = EventKind.REVEAL
-_DEAL_VIEWERS = tuple(1 << position for position in range(MAX_POSITIONS))
-_PLAY_ENTRY = play_entries(EventKind.PLAY, MAX_POSITIONS, ITALIAN_80.size)
-_FACE_DOWN_ENTRY = play_entries(EventKind.PLAY_FACE_DOWN, MAX_POSITIONS, ITALIAN_80.size,
+_TRICK: Final = EventKind.TRICK
+_HAND_START: Final = EventKind.HAND_START
+_DEAL: Final = EventKind.DEAL
+_PASS: Final = EventKind.PASS
+_BID: Final = EventKind.BID
+_REDEAL: Final = EventKind.REDEAL
+_HAND_END: Final = EventKind.HAND_END
+_SCORE: Final = EventKind.SCORE
+_MATCH_END: Final = EventKind.MATCH_END
+_TRUMP: Final = EventKind.TRUMP
+_CALL: Final = EventKind.CALL
+_COMMIT: Final = EventKind.COMMIT
+_REVEAL: Final = EventKind.REVEAL
+_DEAL_VIEWERS: Final = tuple(1 << position for position in range(MAX_POSITIONS))
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, MAX_POSITIONS, ITALIAN_80.size)
+_FACE_DOWN_ENTRY: Final = play_entries(EventKind.PLAY_FACE_DOWN, MAX_POSITIONS, ITALIAN_80.size,
                                 private=True)
-_ALL_SUITS = (0, 1, 2, 3)
-_TWOS = frozenset(c for c in ITALIAN_80.cards if RANK[c] == Rank.DUE)
-_CARD_SHOWN = (EventKind.PLAY, EventKind.PLAY_FACE_DOWN, EventKind.REVEAL)
+_ALL_SUITS: Final[tuple[int, ...]] = (0, 1, 2, 3)
+_TWOS: Final = frozenset(c for c in ITALIAN_80.cards if RANK[c] == Rank.DUE)
+_CARD_SHOWN: Final[tuple[EventKind, ...]] = (EventKind.PLAY, EventKind.PLAY_FACE_DOWN,
+                                              EventKind.REVEAL)
 """Events that show who held a card (a REVEAL with values is the caller's commitment instead)."""
 
 

@@ -8,21 +8,22 @@ bid must have a higher level than the current one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from arena.games.cards import BRISCOLA_STRENGTH, ITALIAN_RANK_LETTERS, Rank
 
-PASS = 80
-BID_RANK = 81
-BID_4_OBBLIGATO = 91
-BID_POINTS = 100
+PASS: Final = 80
+BID_RANK: Final = 81
+BID_4_OBBLIGATO: Final = 91
+BID_POINTS: Final = 100
 
-MARCHIGIANO = "marchigiano"
-CARTA = "carta"
-PUNTI = "punti"
+MARCHIGIANO: Final = "marchigiano"
+CARTA: Final = "carta"
+PUNTI: Final = "punti"
 AUCTIONS = (MARCHIGIANO, CARTA, PUNTI)
 
-NO_BID = -1
-RANK_LEVEL = tuple(9 - strength for strength in BRISCOLA_STRENGTH)
+NO_BID: Final = -1
+RANK_LEVEL: Final = tuple(9 - strength for strength in BRISCOLA_STRENGTH)
 """Bid level per rank index: lower ranks in briscola order are higher bids."""
 
 

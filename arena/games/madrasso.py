@@ -51,6 +51,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -70,27 +71,27 @@ from arena.games.outcomes import pair_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import trick_key_tables
 
-_PLAY_MEANINGS = play_meanings(ITALIAN_40)
+_PLAY_MEANINGS: Final = play_meanings(ITALIAN_40)
 """The meaning of each card play, built once."""
 
-SWAP_SEVEN = 40
-NUM_ACTIONS = 41
-NUM_SEATS = 4
-HAND_SIZE = 10
-LAST_TRICK_BONUS = 10
-ANYTIME = "anytime"
-AFTER_3_TRICKS_OR_TRUMP = "after_3_tricks_or_trump"
+SWAP_SEVEN: Final = 40
+NUM_ACTIONS: Final = 41
+NUM_SEATS: Final = 4
+HAND_SIZE: Final = 10
+LAST_TRICK_BONUS: Final = 10
+ANYTIME: Final = "anytime"
+AFTER_3_TRICKS_OR_TRUMP: Final = "after_3_tricks_or_trump"
 
-SUIT = ITALIAN_40.suit_table()
-STRENGTH = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
-POINTS = ITALIAN_40.per_card(BRISCOLA_POINTS)
-TRICK_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
-SEVEN_OF = tuple(ITALIAN_40.card(suit, Rank.SETTE) for suit in range(ITALIAN_40.suits))
+SUIT: Final = ITALIAN_40.suit_table()
+STRENGTH: Final = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
+POINTS: Final = ITALIAN_40.per_card(BRISCOLA_POINTS)
+TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
+SEVEN_OF: Final = tuple(ITALIAN_40.card(suit, Rank.SETTE) for suit in range(ITALIAN_40.suits))
 """The 7 of each suit, by trump suit."""
-TEAM_OF = (0, 1, 0, 1)
+TEAM_OF: Final[tuple[int, ...]] = (0, 1, 0, 1)
 
-_TRICK = EventKind.TRICK
-_PLAY_ENTRY = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
+_TRICK: Final = EventKind.TRICK
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
 
 
 class Phase(IntEnum):
@@ -100,7 +101,7 @@ class Phase(IntEnum):
     OVER = 1
 
 
-PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
+PHASE_NAMES: Final = tuple(phase.name.lower() for phase in Phase)
 """``observation.phase`` by phase."""
 
 

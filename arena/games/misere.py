@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -58,20 +59,20 @@ from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
 
-_PLAY_MEANINGS = play_meanings(FRENCH_52)
+_PLAY_MEANINGS: Final = play_meanings(FRENCH_52)
 """The meaning of each card play, built once."""
 
-NUM_SEATS = 4
-DEALS_PER_MATCH = 8
-MAX_HAND = 13
-BID_BASE = FRENCH_52.size
-NUM_ACTIONS = BID_BASE + MAX_HAND + 1
+NUM_SEATS: Final = 4
+DEALS_PER_MATCH: Final = 8
+MAX_HAND: Final = 13
+BID_BASE: Final = FRENCH_52.size
+NUM_ACTIONS: Final = BID_BASE + MAX_HAND + 1
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 
-SUIT = FRENCH_52.suit_table()
-BRIDGE_STRENGTH = FRENCH_52.per_card(tuple(range(13)))
+SUIT: Final = FRENCH_52.suit_table()
+BRIDGE_STRENGTH: Final = FRENCH_52.per_card(tuple(range(13)))
 """Per card: 2 lowest ... ace highest."""
-BRISCOLA_STRENGTH = FRENCH_52.per_card((0, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12))
+BRISCOLA_STRENGTH: Final = FRENCH_52.per_card((0, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12))
 """Per card: A 3 K Q J 10 9 8 7 6 5 4 2, from strongest to weakest."""
 STRENGTHS = {"bridge": BRIDGE_STRENGTH, "briscola": BRISCOLA_STRENGTH}
 TRICK_KEYS = {name: trick_key_tables(SUIT, strength, FRENCH_52.suits)
@@ -87,11 +88,12 @@ class DealKind(IntEnum):
     MISERE = 3
 
 
-TRUMPS = (HEARTS, DIAMONDS, CLUBS, SPADES, NO_TRUMP, NO_TRUMP, NO_TRUMP, NO_TRUMP)
+TRUMPS: Final[tuple[int, ...]] = (HEARTS, DIAMONDS, CLUBS, SPADES,
+                                  NO_TRUMP, NO_TRUMP, NO_TRUMP, NO_TRUMP)
 """Trump suit per deal of the match (``NO_TRUMP`` = -1)."""
-KINDS = (DealKind.BID,) * 5 + (DealKind.BLIND, DealKind.CIAPA_CIAPA, DealKind.MISERE)
+KINDS: Final = (DealKind.BID,) * 5 + (DealKind.BLIND, DealKind.CIAPA_CIAPA, DealKind.MISERE)
 """Kind of each deal of the match."""
-BIDDING_DEALS = 6
+BIDDING_DEALS: Final = 6
 """Deals 1-6 are bid; deals 7 and 8 are not."""
 
 
@@ -103,19 +105,19 @@ class Phase(IntEnum):
     OVER = 2
 
 
-PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
+PHASE_NAMES: Final = tuple(phase.name.lower() for phase in Phase)
 """``Observation.phase`` per phase."""
 
 # Enum members as module constants: a class attribute lookup costs more on the hot path.
-_PLAYING = Phase.PLAY
-_BIDDING = Phase.BID
-_BLIND = DealKind.BLIND
-_CIAPA_CIAPA = DealKind.CIAPA_CIAPA
-_MISERE = DealKind.MISERE
-_TRICK = EventKind.TRICK
-_DEAL = EventKind.DEAL
-_ONE_TRICK = (1,)
-_PLAY_ENTRY = play_entries(EventKind.PLAY, NUM_SEATS, FRENCH_52.size)
+_PLAYING: Final = Phase.PLAY
+_BIDDING: Final = Phase.BID
+_BLIND: Final = DealKind.BLIND
+_CIAPA_CIAPA: Final = DealKind.CIAPA_CIAPA
+_MISERE: Final = DealKind.MISERE
+_TRICK: Final = EventKind.TRICK
+_DEAL: Final = EventKind.DEAL
+_ONE_TRICK: Final[tuple[int, ...]] = (1,)
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, NUM_SEATS, FRENCH_52.size)
 _BID_ENTRY: tuple[tuple[LogEntry, ...], ...] = tuple(
     tuple((EventKind.BID, seat, (), (bid,), ALL_SEATS) for bid in range(MAX_HAND + 1))
     for seat in range(NUM_SEATS)

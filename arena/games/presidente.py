@@ -42,6 +42,7 @@ Actions:
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -59,10 +60,10 @@ from arena.games.cards import BRISCOLA_STRENGTH, ITALIAN_40
 from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 
-PASS = 40
-GIVE = 41
-NUM_ACTIONS = 81
-MAX_SET = 4
+PASS: Final = 40
+GIVE: Final = 41
+NUM_ACTIONS: Final = 81
+MAX_SET: Final = 4
 
 RANK = ITALIAN_40.rank_table()
 STRENGTHS = {
@@ -71,13 +72,13 @@ STRENGTHS = {
 }
 """Per Italian rank index (A, 2, 3, 4, 5, 6, 7, F, C, R): higher beats lower."""
 
-_PASS = EventKind.PASS
-_PLAY_ENTRY = play_entries(EventKind.PLAY, 6, ITALIAN_40.size)
+_PASS: Final = EventKind.PASS
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 6, ITALIAN_40.size)
 
-LEAD = tuple(tuple(list(range(rank * MAX_SET, rank * MAX_SET + count)) for count in
+LEAD: Final = tuple(tuple(list(range(rank * MAX_SET, rank * MAX_SET + count)) for count in
                    range(MAX_SET + 1)) for rank in range(ITALIAN_40.ranks))
 """``LEAD[rank][held]``: the actions of leading 1..held cards of a rank."""
-RANK_CARDS = tuple(tuple(card for card in ITALIAN_40.cards if RANK[card] == rank)
+RANK_CARDS: Final = tuple(tuple(card for card in ITALIAN_40.cards if RANK[card] == rank)
                    for rank in range(ITALIAN_40.ranks))
 """The card ids of each rank, lowest first."""
 

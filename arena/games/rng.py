@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import math
 from functools import cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from mypy_extensions import i64
 
-_MASK = (1 << 64) - 1
+_MASK: Final = (1 << 64) - 1
 _T = TypeVar("_T")
 
-MAX_SEED = _MASK
+MAX_SEED: Final = _MASK
 """Seeds are integers from 0 to 2**64 - 1."""
 
 

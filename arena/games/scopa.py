@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from bisect import insort
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -81,18 +82,18 @@ from arena.games.scopa_captures import (
 )
 from arena.games.scopa_scoring import ScoringRules, hand_points
 
-RANK = ITALIAN_40.rank_table()
-TABLE_SEAT = -1
+RANK: Final = ITALIAN_40.rank_table()
+TABLE_SEAT: Final = -1
 """The seat of the DEAL event that lays cards on the table."""
-KINGS_FOR_REDEAL = 3
-TABLE_CARDS = 4
-ROUND_CARDS = 3
+KINGS_FOR_REDEAL: Final = 3
+TABLE_CARDS: Final = 4
+ROUND_CARDS: Final = 3
 
-_PLAY_ENTRY = play_entries(EventKind.PLAY, 4, DECK_SIZE)
-_CAPTURE = EventKind.CAPTURE
-_DEAL = EventKind.DEAL
-_NO_SCOPA = (0,)
-_SCOPA = (1,)
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, DECK_SIZE)
+_CAPTURE: Final = EventKind.CAPTURE
+_DEAL: Final = EventKind.DEAL
+_NO_SCOPA: Final[tuple[int, ...]] = (0,)
+_SCOPA: Final[tuple[int, ...]] = (1,)
 
 
 class Phase(IntEnum):

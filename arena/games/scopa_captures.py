@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import chain, combinations, product
+from typing import Final
 
 from arena.games.cards import ITALIAN_40, SCOPA_VALUE
 
-VALUE = ITALIAN_40.per_card(SCOPA_VALUE)
-DECK_SIZE = ITALIAN_40.size
-MAX_VALUE = 10
+VALUE: Final = ITALIAN_40.per_card(SCOPA_VALUE)
+DECK_SIZE: Final = ITALIAN_40.size
+MAX_VALUE: Final = 10
 
 
 def _all_sets() -> tuple[tuple[int, ...], ...]:
@@ -34,12 +35,12 @@ def _all_sets() -> tuple[tuple[int, ...], ...]:
     return tuple(sorted(found, key=lambda cards: (len(cards), cards)))
 
 
-CAPTURE_SETS = _all_sets()
+CAPTURE_SETS: Final = _all_sets()
 SET_INDEX = {cards: index for index, cards in enumerate(CAPTURE_SETS)}
-TAKE_ALL = len(CAPTURE_SETS) + 1
-SINGLE_OFFSET = tuple(DECK_SIZE * (1 + SET_INDEX[(card,)]) for card in range(DECK_SIZE))
+TAKE_ALL: Final = len(CAPTURE_SETS) + 1
+SINGLE_OFFSET: Final = tuple(DECK_SIZE * (1 + SET_INDEX[(card,)]) for card in range(DECK_SIZE))
 """Per table card, what taking it alone adds to the played card's id."""
-NUM_ACTIONS = DECK_SIZE * (TAKE_ALL + 1)
+NUM_ACTIONS: Final = DECK_SIZE * (TAKE_ALL + 1)
 
 
 def capture_action(card: int, taken: tuple[int, ...]) -> int:
@@ -78,7 +79,7 @@ def _partitions(value: int, largest: int) -> list[tuple[int, ...]]:
     return found
 
 
-PARTITIONS = tuple(
+PARTITIONS: Final = tuple(
     tuple(tuple(sorted(Counter(parts).items())) for parts in _partitions(value, value)
           if len(parts) > 1)
     for value in range(MAX_VALUE + 1)
@@ -96,9 +97,9 @@ def by_value(table: list[int]) -> tuple[list[list[int]], int]:
     return groups, key
 
 
-KEY_STEP = tuple(5 ** VALUE[card] for card in range(DECK_SIZE))
+KEY_STEP: Final = tuple(5 ** VALUE[card] for card in range(DECK_SIZE))
 """Each value's count of table cards is a base-5 digit of the table's key."""
-_LOWER = tuple(5 ** value for value in range(MAX_VALUE + 1))
+_LOWER: Final = tuple(5 ** value for value in range(MAX_VALUE + 1))
 """Taking the key modulo ``_LOWER[value]`` keeps the counts of the values below ``value``."""
 _LAY_DOWN = [0]
 _FEASIBLE: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {}

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from arena.games.cards import ITALIAN_40, PRIMIERA_VALUE, Rank, Suit
 
-SUIT = ITALIAN_40.suit_table()
-PRIMIERA = ITALIAN_40.per_card(PRIMIERA_VALUE)
-SETTEBELLO = ITALIAN_40.card(Suit.DENARI, Rank.SETTE)
-RE_BELLO = ITALIAN_40.card(Suit.DENARI, Rank.RE)
-IS_DENARI = tuple(int(suit == Suit.DENARI) for suit in SUIT)
+SUIT: Final = ITALIAN_40.suit_table()
+PRIMIERA: Final = ITALIAN_40.per_card(PRIMIERA_VALUE)
+SETTEBELLO: Final = ITALIAN_40.card(Suit.DENARI, Rank.SETTE)
+RE_BELLO: Final = ITALIAN_40.card(Suit.DENARI, Rank.RE)
+IS_DENARI: Final = tuple(int(suit == Suit.DENARI) for suit in SUIT)
 """1 for a card of denari, else 0."""
-DENARI_RUN = tuple(ITALIAN_40.card(Suit.DENARI, rank) for rank in Rank)
+DENARI_RUN: Final = tuple(ITALIAN_40.card(Suit.DENARI, rank) for rank in Rank)
 """The denari from the ace up, for the napola."""
 
 

@@ -64,6 +64,8 @@ Actions:
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
@@ -92,12 +94,12 @@ from arena.games.tressette_core import (
 )
 from arena.games.tricks import NO_TRUMP
 
-TABLES = card_tables(ITALIAN_40)
-ACCUSO_BASE = ITALIAN_40.size
-KEEP = ACCUSO_BASE + NUM_ACCUSI
-MONTE = KEEP + 1
-SIGNAL_BASE = MONTE + 1
-NUM_ACTIONS = SIGNAL_BASE + len(SIGNAL_NAMES) * ITALIAN_40.size
+TABLES: Final = card_tables(ITALIAN_40)
+ACCUSO_BASE: Final = ITALIAN_40.size
+KEEP: Final = ACCUSO_BASE + NUM_ACCUSI
+MONTE: Final = KEEP + 1
+SIGNAL_BASE: Final = MONTE + 1
+NUM_ACTIONS: Final = SIGNAL_BASE + len(SIGNAL_NAMES) * ITALIAN_40.size
 
 
 class TressetteGame(Game):

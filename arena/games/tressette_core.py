@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
 from operator import itemgetter
+from typing import Final
 
 from mypy_extensions import trait
 
@@ -46,23 +47,23 @@ from arena.games.cards import (
 )
 from arena.games.tricks import trick_key_tables
 
-LAST_TRICK_THIRDS = 3
+LAST_TRICK_THIRDS: Final = 3
 """The last trick's bonus point, in thirds."""
-DECK_THIRDS = 35
+DECK_THIRDS: Final = 35
 """Thirds in one 40-card deck, last trick included."""
-SUIT_SPAN = 10
+SUIT_SPAN: Final = 10
 """Card ids of one suit (and copy) are ``SUIT_SPAN`` consecutive ids."""
 
 TOP_RANKS = (Rank.ASSO, Rank.DUE, Rank.TRE)
 """The ranks of accusi (and the cards that count against a redeal)."""
 
-ACCUSO_THREE = 0
+ACCUSO_THREE: Final = 0
 """Codes 0-11: three of a kind, ``rank index * 4 + missing suit`` (rank index 0 A, 1 2, 2 3)."""
-ACCUSO_FOUR = 12
+ACCUSO_FOUR: Final = 12
 """Codes 12-14: four aces, twos or threes."""
-ACCUSO_NAPOLETANA = 15
+ACCUSO_NAPOLETANA: Final = 15
 """Codes 15-18: the napoletana (A, 2, 3) of a suit."""
-NUM_ACCUSI = 19
+NUM_ACCUSI: Final = 19
 
 DECLARE_THREE, DECLARE_FOUR, DECLARE_NAPOLETANA = 1, 2, 3
 """The ``kind`` value of a DECLARE event."""
@@ -92,9 +93,9 @@ class TablePhase(IntEnum):
 
 
 _MONTE, _PLAY, _DONE = (int(phase) for phase in TablePhase)
-_PLAY_KIND = EventKind.PLAY
-_TRICK_KIND = EventKind.TRICK
-_PASS_KIND = EventKind.PASS
+_PLAY_KIND: Final = EventKind.PLAY
+_TRICK_KIND: Final = EventKind.TRICK
+_PASS_KIND: Final = EventKind.PASS
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,7 @@ def _pack(card: int) -> int:
     return int(top) | int(figure) << 8 | bit << 16 | TRESSETTE_THIRDS[rank] << 28
 
 
-_PACK = tuple(_pack(card) for card in ITALIAN_120.cards)
+_PACK: Final = tuple(_pack(card) for card in ITALIAN_120.cards)
 
 
 def hand_profile(hand: list[int] | tuple[int, ...]) -> tuple[int, int, int, int]:
@@ -166,7 +167,7 @@ def _accusi_of_mask(mask: int) -> tuple[int, ...]:
     return tuple(sorted(codes))
 
 
-_ACCUSI_BY_MASK = tuple(_accusi_of_mask(mask) for mask in range(1 << 12))
+_ACCUSI_BY_MASK: Final = tuple(_accusi_of_mask(mask) for mask in range(1 << 12))
 
 
 def find_accusi(hand: list[int] | tuple[int, ...]) -> tuple[int, ...]:

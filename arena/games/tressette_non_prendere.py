@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -59,24 +60,24 @@ from arena.games.outcomes import side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
 
-NUM_ACTIONS = ITALIAN_40.size
+NUM_ACTIONS: Final = ITALIAN_40.size
 NUM_SEATS = 3
-TRICKS = 13
-LAST_TRICK_THIRDS = 3
-HAND_POINTS = 11
-ALL_LOSE = "all_lose"
-NONE_LOSE = "none_lose"
-OTHERS_LOSE = "others_lose"
-TAKER_LOSES = "taker_loses"
+TRICKS: Final = 13
+LAST_TRICK_THIRDS: Final = 3
+HAND_POINTS: Final = 11
+ALL_LOSE: Final = "all_lose"
+NONE_LOSE: Final = "none_lose"
+OTHERS_LOSE: Final = "others_lose"
+TAKER_LOSES: Final = "taker_loses"
 
-SUIT = ITALIAN_40.suit_table()
-STRENGTH = ITALIAN_40.per_card(TRESSETTE_STRENGTH)
-THIRDS = ITALIAN_40.per_card(TRESSETTE_THIRDS)
-LED_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)[NO_TRUMP]
+SUIT: Final = ITALIAN_40.suit_table()
+STRENGTH: Final = ITALIAN_40.per_card(TRESSETTE_STRENGTH)
+THIRDS: Final = ITALIAN_40.per_card(TRESSETTE_THIRDS)
+LED_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)[NO_TRUMP]
 """Per led suit, a key per card: the highest key wins the trick."""
 
-_TRICK = EventKind.TRICK
-_PLAY_ENTRY = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
+_TRICK: Final = EventKind.TRICK
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
 
 
 class Phase(IntEnum):
@@ -88,9 +89,9 @@ class Phase(IntEnum):
     OVER = 3
 
 
-PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
+PHASE_NAMES: Final = tuple(phase.name.lower() for phase in Phase)
 """``observation.phase`` by phase."""
-_PLAY_PHASE = Phase.PLAY
+_PLAY_PHASE: Final = Phase.PLAY
 _CARD_KINDS = (ActionKind.GIVE, ActionKind.DISCARD, ActionKind.PLAY, ActionKind.PLAY)
 """What a card action does, by phase: passed, set aside or played."""
 

@@ -81,6 +81,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from enum import IntEnum
 from operator import itemgetter
+from typing import Final
 
 from arena.games.api import (
     ALL_SEATS,
@@ -107,29 +108,29 @@ from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.tricks import NO_TRUMP, trick_key_tables
 
 NUM_SEATS = 3
-PASS = 40
-CHIAMO = 41
-SOLO = 42
-SOLISSIMO = 43
-NUM_ACTIONS = 44
+PASS: Final = 40
+CHIAMO: Final = 41
+SOLO: Final = 42
+SOLISSIMO: Final = 43
+NUM_ACTIONS: Final = 44
 CONTRACT_NAMES = ("pass", "chiamo", "solo", "solissimo")
 """Contract names by level (0 = no contract); action = PASS + level."""
-STAKES = (0, 1, 2, 3)
+STAKES: Final[tuple[int, ...]] = (0, 1, 2, 3)
 """Stake per contract level."""
 
-SUIT = ITALIAN_40.suit_table()
-STRENGTH = ITALIAN_40.per_card(TRESSETTE_STRENGTH)
-THIRDS = ITALIAN_40.per_card(TRESSETTE_THIRDS)
-LAST_TRICK_THIRDS = 3
-POINTS_TOTAL = sum(THIRDS) + LAST_TRICK_THIRDS
-WIN_POINTS = 6
-HAND_POINTS = 11
-MONTE_SIZE = 4
-REMOVED_FOUR = ITALIAN_40.card(Suit.SPADE, Rank.QUATTRO)
+SUIT: Final = ITALIAN_40.suit_table()
+STRENGTH: Final = ITALIAN_40.per_card(TRESSETTE_STRENGTH)
+THIRDS: Final = ITALIAN_40.per_card(TRESSETTE_THIRDS)
+LAST_TRICK_THIRDS: Final = 3
+POINTS_TOTAL: Final = sum(THIRDS) + LAST_TRICK_THIRDS
+WIN_POINTS: Final = 6
+HAND_POINTS: Final = 11
+MONTE_SIZE: Final = 4
+REMOVED_FOUR: Final = ITALIAN_40.card(Suit.SPADE, Rank.QUATTRO)
 """The card ``draw_pool`` removes so that 39 cards divide among 3 seats and their draws."""
 
-MONTE_DEALT = 36
-POOL_DEALT = 30
+MONTE_DEALT: Final = 36
+POOL_DEALT: Final = 30
 
 
 def _dealing(packet: int, dealt: int) -> tuple[itemgetter[tuple[int, ...]], ...]:
@@ -139,23 +140,23 @@ def _dealing(packet: int, dealt: int) -> tuple[itemgetter[tuple[int, ...]], ...]
                  for offset in range(NUM_SEATS))
 
 
-_MONTE_DEAL = _dealing(4, MONTE_DEALT)
-_POOL_DEAL = _dealing(5, POOL_DEALT)
+_MONTE_DEAL: Final = _dealing(4, MONTE_DEALT)
+_POOL_DEAL: Final = _dealing(5, POOL_DEALT)
 
-LED_KEYS = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)[NO_TRUMP]
+LED_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)[NO_TRUMP]
 """Per led suit: a key per card, highest wins (no trumps)."""
-SUIT_START = tuple(SUIT[card] * ITALIAN_40.ranks for card in ITALIAN_40.cards)
+SUIT_START: Final = tuple(SUIT[card] * ITALIAN_40.ranks for card in ITALIAN_40.cards)
 """First card id of each card's suit: a sorted hand holds a suit as one slice."""
-NEXT_SEAT = (1, 2, 0)
-ALL_CARDS = tuple(ITALIAN_40.cards)
+NEXT_SEAT: Final[tuple[int, ...]] = (1, 2, 0)
+ALL_CARDS: Final = tuple(ITALIAN_40.cards)
 
-_PLAY_ENTRY = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
-_DRAW_ENTRY = play_entries(EventKind.DRAW, NUM_SEATS, ITALIAN_40.size)
-_DISCARD_ENTRY = play_entries(EventKind.SWAP, NUM_SEATS, ITALIAN_40.size, private=True)
-_TRICK = EventKind.TRICK
-_BID_LEGAL = tuple([PASS, *range(PASS + level + 1, SOLISSIMO + 1)] for level in range(4))
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, NUM_SEATS, ITALIAN_40.size)
+_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, NUM_SEATS, ITALIAN_40.size)
+_DISCARD_ENTRY: Final = play_entries(EventKind.SWAP, NUM_SEATS, ITALIAN_40.size, private=True)
+_TRICK: Final = EventKind.TRICK
+_BID_LEGAL: Final = tuple([PASS, *range(PASS + level + 1, SOLISSIMO + 1)] for level in range(4))
 """Legal auction actions by the highest bid so far."""
-_FORCED_BID = list(range(PASS + 1, SOLISSIMO + 1))
+_FORCED_BID: Final = list(range(PASS + 1, SOLISSIMO + 1))
 """The last speaker's actions after ``max_redeals`` throw-ins when the others passed."""
 
 
@@ -170,7 +171,7 @@ class Phase(IntEnum):
     OVER = 5
 
 
-_PLAY_PHASE = Phase.PLAY
+_PLAY_PHASE: Final = Phase.PLAY
 _CARD_KINDS = (ActionKind.PLAY, ActionKind.CALL, ActionKind.GIVE, ActionKind.DISCARD,
                ActionKind.PLAY, ActionKind.PLAY)
 """What a card action does, by phase."""

@@ -45,6 +45,8 @@ Actions (table t: 0 Left, 1 Right, 2 Corners):
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
@@ -75,22 +77,22 @@ from arena.games.tressette_core import (
 )
 from arena.games.tricks import NO_TRUMP
 
-NUM_SEATS = 6
+NUM_SEATS: Final = 6
 POSITIONS = ("A1", "A2", "A3", "B1", "B2", "B3")
 TABLE_NAMES = ("left", "right", "corners")
-TABLE_POSITIONS = ((0, 1, 4, 3), (1, 2, 5, 4), (0, 3, 5, 2))
+TABLE_POSITIONS: Final[tuple[tuple[int, ...], ...]] = ((0, 1, 4, 3), (1, 2, 5, 4), (0, 3, 5, 2))
 """Per table, the positions in playing order (local seats 0-3; partners 0+2 and 1+3)."""
-CARDS_PER_TABLE = 40
-EXTRAS_PER_TABLE = NUM_ACCUSI + 2
-TABLE_ACTION_BASE = ITALIAN_120.size
-SIGNAL_BASE = TABLE_ACTION_BASE + 3 * EXTRAS_PER_TABLE
-NUM_ACTIONS = SIGNAL_BASE + len(SIGNAL_NAMES) * ITALIAN_120.size
-TABLES = card_tables(ITALIAN_120)
+CARDS_PER_TABLE: Final = 40
+EXTRAS_PER_TABLE: Final = NUM_ACCUSI + 2
+TABLE_ACTION_BASE: Final = ITALIAN_120.size
+SIGNAL_BASE: Final = TABLE_ACTION_BASE + 3 * EXTRAS_PER_TABLE
+NUM_ACTIONS: Final = SIGNAL_BASE + len(SIGNAL_NAMES) * ITALIAN_120.size
+TABLES: Final = card_tables(ITALIAN_120)
 
 
-_TURN_ORDER = ((1, 2, 0), (2, 0, 1), (0, 1, 2))
-_REDEAL = Status.REDEAL
-_DONE = int(TablePhase.DONE)
+_TURN_ORDER: Final[tuple[tuple[int, ...], ...]] = ((1, 2, 0), (2, 0, 1), (0, 1, 2))
+_REDEAL: Final = Status.REDEAL
+_DONE: Final = int(TablePhase.DONE)
 """After table t has acted, the tables to try next, in order."""
 
 

@@ -9,8 +9,9 @@ suit never tie, and with two decks (RULES.md 1.4) the later of two identical car
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-NO_TRUMP = -1
+NO_TRUMP: Final = -1
 
 
 def beats(card: int, best: int, suit_of: Sequence[int], strength: Sequence[int],

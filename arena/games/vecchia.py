@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from bisect import insort
 from enum import IntEnum
+from typing import Final
 
 from arena.games.api import (
     TERMINAL,
@@ -56,22 +57,22 @@ from arena.games.api import (
 from arena.games.cards import ITALIAN_40, Rank, Suit
 from arena.games.params import GameSpec, Param, ParamValue
 
-MAX_POSITIONS = 10
+MAX_POSITIONS: Final = 10
 """After the discards a hand holds at most one card per rank, so at most 10 cards."""
 DISCARD = 10
-DONE = 20
-NUM_ACTIONS = 21
+DONE: Final = 20
+NUM_ACTIONS: Final = 21
 
 RANK = ITALIAN_40.rank_table()
 OLD_MAID_SUITS = {"spade": Suit.SPADE, "bastoni": Suit.BASTONI}
-POSITIONS = tuple(list(range(k)) for k in range(MAX_POSITIONS + 1))
-SINGLE = tuple([action] for action in range(NUM_ACTIONS))
+POSITIONS: Final = tuple(list(range(k)) for k in range(MAX_POSITIONS + 1))
+SINGLE: Final = tuple([action] for action in range(NUM_ACTIONS))
 """Prebuilt one-action legal lists (never mutated: ``State.legal_actions`` copies)."""
-DRAWING = -1
+DRAWING: Final = -1
 """``_pending`` while the next action is a draw."""
 
-_DRAW = EventKind.DRAW
-_PLAY_ENTRY = play_entries(EventKind.PLAY, 8, ITALIAN_40.size)
+_DRAW: Final = EventKind.DRAW
+_PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 8, ITALIAN_40.size)
 
 
 class Phase(IntEnum):

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import re
+import signal
 import socket
 import time
 import uuid
@@ -54,6 +55,10 @@ SOCKET_POLL_S = 0.01
 
 STATE_POLL_S = 0.1
 """How often the container's state is read while the bot starts or after its stream broke."""
+
+OOM_FLAG_WAIT_S = 1.0
+"""How long a bot killed by SIGKILL is watched for Docker's out-of-memory mark, which can come
+a moment after the exit itself."""
 
 EXCERPT_LINES = 20
 """Lines of the container's log quoted when the bot fails to start."""
@@ -290,9 +295,16 @@ class DockerAgent(RemoteAgent):
             return None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + EXIT_WAIT_S
+        flag_deadline: float | None = None
         while True:
             state = await self._state()
             end = container_end(state, self.limits.memory_bytes)
+            if end is not None and end.status == -signal.SIGKILL and not end.oom:
+                # Docker may mark an out-of-memory kill a moment after the exit itself.
+                flag_deadline = flag_deadline or loop.time() + OOM_FLAG_WAIT_S
+                if loop.time() < flag_deadline:
+                    await asyncio.sleep(STATE_POLL_S)
+                    continue
             if end is not None:
                 self.end = end
                 if end.oom:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, cast
 
 import pytest
 
+from arena.agents.container import DockerAgent
+from arena.agents.errors import crash
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.sandbox.classify import classify, container_end, exit_status, memory_text
 
@@ -62,3 +65,33 @@ def test_the_end_keeps_the_status_for_the_agent_exit() -> None:
 def test_memory_is_named_in_mib_when_whole() -> None:
     assert memory_text(512 * MIB) == "512 MiB"
     assert memory_text(1000) == "1000 bytes"
+
+
+class LateOomAgent(DockerAgent):
+    """A Docker agent whose container reports the given states in turn (no Docker)."""
+
+    def __init__(self, states: list[dict[str, Any]]) -> None:
+        """Replay ``states``, the last one for ever."""
+        super().__init__(cast(Any, None))
+        self.container = object()
+        self.states = states
+
+    async def _state(self) -> dict[str, Any]:
+        """The next state."""
+        return self.states.pop(0) if len(self.states) > 1 else self.states[0]
+
+
+def test_a_kill_marked_out_of_memory_a_moment_later_is_an_oom() -> None:
+    """Docker can mark the OOM kill after the exit: the agent waits for the mark."""
+    agent = LateOomAgent([state(code=137), state(code=137), state(code=137, oom=True)])
+    failure = asyncio.run(agent._exit_failure(crash, ""))
+    assert failure is not None and failure.reason == pb.REASON_CODE_OOM
+    assert agent.end is not None and agent.end.oom
+
+
+def test_a_kill_never_marked_out_of_memory_is_a_crash() -> None:
+    """Without the mark, after the wait, a SIGKILL is a crash."""
+    agent = LateOomAgent([state(code=137)])
+    failure = asyncio.run(agent._exit_failure(crash, ""))
+    assert failure is not None and failure.reason == pb.REASON_CODE_CRASH
+    assert failure.detail == "the bot exited on signal 9 (SIGKILL)"

@@ -47,6 +47,9 @@ SAMPLE_RANDOM = Path(__file__).resolve().parents[2] / "sample_bots" / "python" /
 BRISCOLA = load_game("briscola")
 SEED = 11
 CONTROL = TimeControl(decision_ms=300, bank_ms=1000, startup_ms=30_000, ready_ms=5000)
+SLOW_CONTROL = TimeControl(decision_ms=10_000, bank_ms=10_000, startup_ms=30_000, ready_ms=5000)
+"""For a bot whose fault takes time to happen (filling 512 MiB under a loaded machine), so that
+the fault and not a timeout decides the verdict."""
 LIMITS = SandboxLimits()
 
 TIMEOUT, CRASH, INIT = FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.INIT_ERROR
@@ -85,6 +88,7 @@ class Case:
     probes: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Every probe line the bot must print: name -> (outcome, a pattern for its detail)."""
     check: Check | None = None
+    control: TimeControl = CONTROL
 
 
 def assert_thread_bomb_stopped(stderr: str, image: BotImage) -> None:
@@ -116,7 +120,7 @@ IN_DECISION = [
     Case("fork-bomb", "TIMEOUT", (TIMEOUT,) * 3, HUNG, strikes=3,
          stderr=r"Resource temporarily unavailable"),
     Case("memory-bomb", "OOM", (CRASH,), r"the bot was killed: out of memory \(limit 512 MiB\)",
-         stderr=r"memory-bomb: allocating"),
+         stderr=r"memory-bomb: allocating", control=SLOW_CONTROL),
     Case("thread-bomb", "OK", check=assert_thread_bomb_stopped),
     Case("busy-loop", "TIMEOUT", (TIMEOUT,) * 3, HUNG, strikes=3, stderr=r"busy-loop: spinning"),
     Case("sleeps", "TIMEOUT", (TIMEOUT,) * 3, HUNG, strikes=3, stderr=r"sleeps: sleeping"),
@@ -198,10 +202,11 @@ def docker_seat(image: BotImage, root: Path, cpuset: str | None = None) -> KeptD
     return KeptDockerSeat(DockerSeat(image, LIMITS, root, cpuset=cpuset))
 
 
-def play(hostile: KeptDockerSeat, opponent: KeptDockerSeat, seat: int) -> DealResult:
+def play(hostile: KeptDockerSeat, opponent: KeptDockerSeat, seat: int,
+         control: TimeControl = CONTROL) -> DealResult:
     """One deal with the hostile seat at ``seat`` and the opponent at the other."""
     seats = [hostile, opponent] if seat == 0 else [opponent, hostile]
-    return run_deal(BRISCOLA, SEED, seats, CONTROL)
+    return run_deal(BRISCOLA, SEED, seats, control)
 
 
 def assert_nothing_left(*seats: KeptDockerSeat) -> None:
@@ -273,7 +278,7 @@ def run_case(case: Case, seat: int, bot_image: Callable[[Path], BotImage], rando
     xfail_unless_enforced(image)
     hostile = docker_seat(image, root)
     opponent = docker_seat(random_image, root)
-    deal = play(hostile, opponent, seat)
+    deal = play(hostile, opponent, seat, case.control)
     assert_nothing_left(hostile, opponent)
     assert_opponent_stands(deal, 1 - seat)
     stderr = assert_verdict(deal, seat, case, image)

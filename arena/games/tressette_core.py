@@ -141,7 +141,9 @@ _PACK: Final = tuple(_pack(card) for card in ITALIAN_120.cards)
 
 def hand_profile(hand: list[int] | tuple[int, ...]) -> tuple[int, int, int, int]:
     """(A/2/3 count, figure count, 12-bit set of A/2/3 as ``rank index * 4 + suit``, thirds)."""
-    packed = sum(map(_PACK.__getitem__, hand))
+    packed = 0
+    for card in hand:
+        packed += _PACK[card]
     return packed & 255, packed >> 8 & 255, packed >> 16 & 4095, packed >> 28
 
 
@@ -496,7 +498,12 @@ class TableMixin:
             log.append((EventKind.DEAL, seats[seat], tuple(flat[seat]), (), 1 << seats[seat]))
         if holder >= 0:
             log.append((EventKind.REVEAL, seats[holder], (rules.four_of_denari,), (), ALL_SEATS))
-        packs = [sum(map(_PACK.__getitem__, hand)) for hand in flat]
+        packs = []
+        for hand in flat:
+            packed = 0
+            for card in hand:
+                packed += _PACK[card]
+            packs.append(packed)
         table = self.accusi_table
         if table is not None:
             self.pending = [table[packed >> 16 & 4095] for packed in packs]

@@ -61,7 +61,7 @@ from arena.games.cards import (
 )
 from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
-from arena.games.tricks import trick_key_tables
+from arena.games.tricks import keyed_trick, trick_key_tables
 
 DECLARE_31: Final = 40
 SWAP_TRUMP: Final = 41
@@ -292,13 +292,7 @@ class BriscolaState(State[BriscolaGame]):
             if not self.game.has_extra_actions:
                 self._legal = self._hands[following]  # kept sorted: the legal plays
             return
-        keys = TRICK_KEYS[self._trump][SUIT[trick[0]]]
-        best, best_key, points = 0, keys[trick[0]], 0
-        for index in range(n):
-            played = trick[index]
-            points += POINTS[played]
-            if keys[played] > best_key:
-                best, best_key = index, keys[played]
+        best, points = keyed_trick(trick, TRICK_KEYS[self._trump][SUIT[trick[0]]], POINTS)
         winner = (self._leader + best) % n
         self._points[winner] += points
         self._log.append((_TRICK, winner, tuple(trick), (points,), ALL_SEATS))

@@ -45,7 +45,7 @@ from arena.games.cards import (
     Rank,
     Suit,
 )
-from arena.games.tricks import trick_key_tables
+from arena.games.tricks import keyed_trick, trick_key_tables
 
 LAST_TRICK_THIRDS: Final = 3
 """The last trick's bonus point, in thirds."""
@@ -582,14 +582,7 @@ class TableMixin:
         if len(trick) < size:
             self._current = (seat + 1) % size
             return
-        keys = self.led_keys[trick[0]]
-        thirds_of = self.thirds_of
-        best, best_key, points = 0, keys[trick[0]], 0
-        for index in range(size):
-            played = trick[index]
-            points += thirds_of[played]
-            if keys[played] > best_key:
-                best, best_key = index, keys[played]
+        best, points = keyed_trick(trick, self.led_keys[trick[0]], self.thirds_of)
         winner = (self.leader + best) % size
         self._log.append((_TRICK_KIND, self.seats[winner], tuple(trick), (points,), ALL_SEATS))
         self.thirds[winner] += points

@@ -36,6 +36,19 @@ def trick_winner(cards: Sequence[int], suit_of: Sequence[int], strength: Sequenc
     return best_index
 
 
+def keyed_trick(trick: list[int], keys: tuple[int, ...],
+                points: tuple[int, ...]) -> tuple[int, int]:
+    """(winning index in play order, points) of a complete trick, ``keys`` being the per-card
+    key table of its led suit and trump (``trick_key_tables``): the first highest key wins."""
+    best, best_key, total = 0, keys[trick[0]], 0
+    for index in range(len(trick)):
+        played = trick[index]
+        total += points[played]
+        if keys[played] > best_key:
+            best, best_key = index, keys[played]
+    return best, total
+
+
 def trick_key_tables(suit_of: Sequence[int], strength: Sequence[int],
                      num_suits: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """Per trump (the last index, -1, is no trump) and led suit: a key per card; highest wins.

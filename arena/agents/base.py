@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games import Game, Observation, State
-from arena.protocol.v1 import agent_pb2 as pb
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,9 @@ class DealSetup:
     match_id: str
     decision_ms: int
     bank_ms: int
-    start: Callable[[], pb.MatchStart]
-    """Builds the seat's MatchStart message (only remote agents need it)."""
+    start_payload: Callable[[], bytes]
+    """Builds the serialized PlayRequest carrying the seat's MatchStart (only remote agents
+    need it)."""
 
 
 class Turn:
@@ -76,8 +76,8 @@ class DealEnd:
 
     state: State
     reasons: tuple[int, ...]
-    end: Callable[[], pb.MatchEnd]
-    """Builds the MatchEnd message (only remote agents need it)."""
+    end_payload: Callable[[], bytes]
+    """Builds the serialized PlayRequest carrying the MatchEnd (only remote agents need it)."""
 
 
 @dataclass(frozen=True)

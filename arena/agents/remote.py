@@ -103,7 +103,7 @@ class RemoteAgent(Agent):
         self._abandoned.clear()
         self.ready = None
         stream = self._stream = PlayStream(self._channel)
-        stream.send(pb.PlayRequest(match_start=setup.start()).SerializeToString())
+        stream.send(setup.start_payload())
         item = await stream.receive(ready_s)
         try:
             self.ready = await self._check_ready(item, ready_s)
@@ -168,7 +168,7 @@ class RemoteAgent(Agent):
         if stream is None:
             return
         if stream.ended is None:
-            stream.send(pb.PlayRequest(match_end=end.end()).SerializeToString())
+            stream.send(end.end_payload())
         await stream.close(CLOSE_GRACE_S)
 
     async def _disconnect(self) -> None:

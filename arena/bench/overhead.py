@@ -70,7 +70,7 @@ class ScriptedAgent(Agent):
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
         """Build the MatchStart as for a bot; it starts the seat's stream of this deal."""
-        self.stream = [pb.PlayRequest(match_start=setup.start()).SerializeToString()]
+        self.stream = [setup.start_payload()]
         self.streams.append(self.stream)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
@@ -80,7 +80,7 @@ class ScriptedAgent(Agent):
 
     async def close(self, end: DealEnd) -> None:
         """Build the MatchEnd as for a bot."""
-        pb.PlayRequest(match_end=end.end()).SerializeToString()
+        end.end_payload()
 
 
 @dataclass(frozen=True)

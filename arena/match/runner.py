@@ -43,7 +43,8 @@ from arena.match.results import DealResult, DuplicateResult, EntrantResult, entr
 from arena.match.timecontrol import SeatClock, TimeControl
 from arena.protocol import (
     RequestEncoder,
-    match_start_message,
+    match_end_payload,
+    match_start_payload,
     serialized_match_end,
     wire_action,
 )
@@ -123,8 +124,9 @@ async def _open(deal: _Deal, seat: _Seat) -> None:
     game, control = deal.game, deal.control
     setup = DealSetup(game=game, seat=seat.seat, seed=deal.seed, match_id=deal.match_id,
                       decision_ms=control.decision_ms, bank_ms=control.bank_ms,
-                      start=partial(match_start_message, game, seat.seat, deal.match_id,
-                                    control.decision_ms, control.bank_ms))
+                      start_payload=partial(match_start_payload, game, seat.seat,
+                                            deal.match_id, control.decision_ms,
+                                            control.bank_ms))
     try:
         await seat.agent.open(setup, control.ready_ms / 1000)
     except AgentFailure as failure:
@@ -214,8 +216,8 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
 
 
 class _SharedEnd:
-    """The deal's MatchEnd, the same for every seat: serialized once, each caller gets its own
-    copy."""
+    """The deal's MatchEnd, the same for every seat: serialized once, as a PlayRequest ready
+    to send."""
 
     __slots__ = ("_encoded", "_reasons", "_state")
 
@@ -225,11 +227,11 @@ class _SharedEnd:
         self._reasons = reasons
         self._encoded: bytes | None = None
 
-    def __call__(self) -> pb.MatchEnd:
-        """A fresh MatchEnd message."""
+    def __call__(self) -> bytes:
+        """The serialized PlayRequest carrying the MatchEnd."""
         if self._encoded is None:
-            self._encoded = serialized_match_end(self._state, self._reasons)
-        return pb.MatchEnd.FromString(self._encoded)
+            self._encoded = match_end_payload(serialized_match_end(self._state, self._reasons))
+        return self._encoded
 
 
 async def _close(deal: _Deal) -> None:

@@ -10,6 +10,7 @@ from arena.games.params import ParamValue
 from arena.protocol.errors import ProtocolError
 from arena.protocol.serialize import match_end_bytes
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.wire import LENGTH, VARINT, length_field, string_field, tag, varint_field
 
 PROTOCOL_VERSION = "cardarena.v1"
 """The protocol this package speaks, as MatchStart and Ready name it."""
@@ -52,7 +53,16 @@ def deck_message(deck: Deck) -> pb.Deck:
 
 START_CACHE_LIMIT = 256
 """Serialized per-game parts of MatchStart kept by game configuration; starts over beyond this."""
-_start_cache: dict[tuple[object, ...], bytes] = {}
+_start_cache: dict[tuple[object, ...], tuple[bytes, bytes, bytes]] = {}
+
+# PlayRequest fields, and the MatchStart fields a match sets.
+MATCH_START = tag(1, LENGTH)
+MATCH_END = tag(3, LENGTH)
+MATCH_ID = tag(2, LENGTH)
+SEAT = tag(6, VARINT)
+TIME_CONTROL = tag(10, LENGTH)
+DECISION_MS = tag(1, VARINT)
+BANK_MS = tag(2, VARINT)
 
 
 def _game_key(game: Game) -> tuple[object, ...]:
@@ -60,35 +70,50 @@ def _game_key(game: Game) -> tuple[object, ...]:
     return (game.id, game.num_players, tuple(game.params.items()), game.spec.rules_version)
 
 
-def _game_start_bytes(game: Game) -> bytes:
-    """The serialized MatchStart fields fixed by the game: id, parameters, teams and deck."""
+def _game_start_parts(game: Game) -> tuple[bytes, bytes, bytes]:
+    """The serialized MatchStart fields fixed by the game, cut where a match's own fields go:
+    the protocol version (1); game, parameters and rules version (3-5); seats, teams and deck
+    (7-9)."""
     key = _game_key(game)
-    encoded = _start_cache.get(key)
-    if encoded is None:
+    parts = _start_cache.get(key)
+    if parts is None:
         if len(_start_cache) >= START_CACHE_LIMIT:
             _start_cache.clear()
         teams = game.teams() or ()
-        encoded = _start_cache[key] = pb.MatchStart(
-            protocol_version=PROTOCOL_VERSION, game=game.id,
-            parameters=[parameter_message(name, value) for name, value in game.params.items()],
-            rules_version=game.spec.rules_version, num_seats=game.num_players,
-            teams=[pb.Team(seats=team) for team in teams], deck=deck_message(game.deck),
-        ).SerializeToString()
-    return encoded
+        parts = _start_cache[key] = (
+            pb.MatchStart(protocol_version=PROTOCOL_VERSION).SerializeToString(),
+            pb.MatchStart(game=game.id, parameters=[parameter_message(name, value)
+                                                    for name, value in game.params.items()],
+                          rules_version=game.spec.rules_version).SerializeToString(),
+            pb.MatchStart(num_seats=game.num_players, teams=[pb.Team(seats=team)
+                                                              for team in teams],
+                          deck=deck_message(game.deck)).SerializeToString(),
+        )
+    return parts
+
+
+def match_start_payload(game: Game, seat: int, match_id: str, decision_ms: int,
+                        bank_ms: int) -> bytes:
+    """The serialized PlayRequest carrying ``seat``'s MatchStart, ready to send as is (the
+    bytes protobuf gives, from the game's cached parts)."""
+    if not 0 <= seat < game.num_players:
+        raise ProtocolError(f"seat {seat} is not a seat of {game!r} "
+                            f"(0..{game.num_players - 1})")
+    if decision_ms < 0 or bank_ms < 0:
+        raise ProtocolError(f"negative time control: decision {decision_ms} ms, "
+                            f"bank {bank_ms} ms")
+    version, game_fields, table_fields = _game_start_parts(game)
+    clock = varint_field(DECISION_MS, decision_ms) + varint_field(BANK_MS, bank_ms)
+    body = b"".join((version, string_field(MATCH_ID, match_id), game_fields,
+                     varint_field(SEAT, seat), table_fields, length_field(TIME_CONTROL, clock)))
+    return length_field(MATCH_START, body)
 
 
 def match_start_message(game: Game, seat: int, match_id: str, decision_ms: int,
                         bank_ms: int) -> pb.MatchStart:
     """The first message of a match for ``seat``: the game, every parameter, deck and clock."""
-    if not 0 <= seat < game.num_players:
-        raise ProtocolError(f"seat {seat} is not a seat of {game!r} "
-                            f"(0..{game.num_players - 1})")
-    message = pb.MatchStart.FromString(_game_start_bytes(game))
-    message.match_id = match_id
-    message.seat = seat
-    message.time_control.decision_ms = decision_ms
-    message.time_control.bank_ms = bank_ms
-    return message
+    payload = match_start_payload(game, seat, match_id, decision_ms, bank_ms)
+    return pb.PlayRequest.FromString(payload).match_start
 
 
 def game_from_match_start(message: pb.MatchStart) -> Game:
@@ -116,6 +141,11 @@ def serialized_match_end(state: State, reasons: Sequence[int]) -> bytes:
             raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
                                 f"{max(pb.ReasonCode.values())})")
     return match_end_bytes(state.returns(), reasons, state.full_events())
+
+
+def match_end_payload(match_end: bytes) -> bytes:
+    """The serialized PlayRequest carrying a serialized MatchEnd, ready to send as is."""
+    return length_field(MATCH_END, match_end)
 
 
 def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:

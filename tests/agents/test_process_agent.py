@@ -16,7 +16,12 @@ import pytest
 
 from arena.agents import AgentFailure, BotManifest, DealEnd, DealSetup, LocalProcessAgent, Turn
 from arena.games import load_game
-from arena.protocol import RequestEncoder, match_end_message, match_start_message
+from arena.protocol import (
+    RequestEncoder,
+    match_end_payload,
+    match_start_payload,
+    serialized_match_end,
+)
 from arena.protocol.v1 import agent_pb2 as pb
 
 from .botkit import make_bot
@@ -56,7 +61,7 @@ def assert_cleaned_up(agent: LocalProcessAgent, temp_root: Path) -> None:
 def setup(seat: int = 0) -> DealSetup:
     """Seat ``seat`` of a briscola deal."""
     return DealSetup(GAME, seat, 7, "m1", 1000, 2000,
-                     lambda: match_start_message(GAME, seat, "m1", 1000, 2000))
+                     lambda: match_start_payload(GAME, seat, "m1", 1000, 2000))
 
 
 def turn(state_encoder: RequestEncoder, request_id: int) -> Turn:
@@ -81,7 +86,9 @@ def test_a_bot_starts_plays_and_is_stopped(tmp_path: Path, temp_root: Path) -> N
         assert reply.debug == "decision 1"
         state.apply_action(reply.action_id - 1)
         reasons = (pb.REASON_CODE_OK, pb.REASON_CODE_OK)
-        await agent.close(DealEnd(state, reasons, lambda: match_end_message(state, reasons)))
+        await agent.close(DealEnd(state, reasons,
+                                  lambda: match_end_payload(serialized_match_end(state,
+                                                                                 reasons))))
         return None
 
     run(agent, body)

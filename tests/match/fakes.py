@@ -60,7 +60,8 @@ class ScriptAgent(Agent):
         self.opened.append(setup)
         self.count = 0
         if self.remote:
-            assert setup.start().game == setup.game.id
+            start = pb.PlayRequest.FromString(setup.start_payload()).match_start
+            assert start.game == setup.game.id
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
         """Answer as scripted."""

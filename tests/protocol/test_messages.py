@@ -10,11 +10,14 @@ from arena.protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
     RequestEncoder,
+    deck_message,
     engine_action,
     event_to_message,
     game_from_match_start,
     match_end_message,
+    match_end_payload,
     match_start_message,
+    match_start_payload,
     observation_from_message,
     serialized_match_end,
     wire_action,
@@ -90,6 +93,32 @@ def test_match_start_rejects_a_seat_outside_the_game() -> None:
     """A seat number the game does not have is an error naming it."""
     with pytest.raises(ProtocolError, match="seat 4"):
         match_start_message(load_game("briscola", 4), 4, "m", 1000, 0)
+    with pytest.raises(ProtocolError, match="negative time control"):
+        match_start_payload(load_game("briscola", 4), 0, "m", -1, 0)
+
+
+@pytest.mark.parametrize(("game_id", "players", "params", "seat", "match_id", "clock"), [
+    ("briscola", 2, {}, 0, "", (0, 0)),
+    ("briscola", 4, {"hands": 3, "trump_swap": "seven"}, 3, "m-1", (1000, 0)),
+    ("misere", 4, {"hand_size": 5}, 1, "a match id with ünicode", (0, 30_000)),
+    ("briscola-chiamata-due-mazzi", 8, {}, 7, "x" * 200, (2**40, 2**33)),
+])
+def test_match_start_payload_is_protobufs_serialization(
+        game_id: str, players: int, params: dict[str, ParamValue], seat: int, match_id: str,
+        clock: tuple[int, int]) -> None:
+    """The MatchStart PlayRequest built from cached parts is what protobuf writes for it."""
+    game = load_game(game_id, players, params)
+    teams = [pb.Team(seats=team) for team in game.teams() or ()]
+    kinds = {bool: "bool_value", int: "int_value", str: "string_value"}
+    parameters = [pb.Parameter(name=name, **{kinds[type(value)]: value})
+                  for name, value in game.params.items()]
+    expected = pb.PlayRequest(match_start=pb.MatchStart(
+        protocol_version=PROTOCOL_VERSION, match_id=match_id, game=game.id,
+        parameters=parameters, rules_version=game.spec.rules_version, seat=seat,
+        num_seats=players, teams=teams, deck=deck_message(game.deck),
+        time_control=pb.TimeControl(decision_ms=clock[0], bank_ms=clock[1])))
+    for _ in range(2):
+        assert match_start_payload(game, seat, match_id, *clock) == expected.SerializeToString()
 
 
 @pytest.mark.parametrize(("game_id", "players", "params"), [
@@ -168,6 +197,8 @@ def test_serialized_match_end_is_protobufs_serialization(game_id: str, players: 
                            events=[event_to_message(event) for event in state.full_events()])
     for _ in range(2):
         assert serialized_match_end(state, reasons) == expected.SerializeToString()
+    payload = match_end_payload(serialized_match_end(state, reasons))
+    assert payload == pb.PlayRequest(match_end=expected).SerializeToString()
 
 
 def test_match_end_rejects_bad_reasons() -> None:

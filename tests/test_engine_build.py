@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -17,7 +18,7 @@ import arena.games
 import arena.games.briscola
 from arena.cli import app
 from arena.engine_build import EngineBuildError, _compile
-from arena.games import _compiled
+from arena.games import _compiled, load_game
 from arena.games._compiled import EngineChoiceError, use_compiled_engine
 
 SEEDS = 3
@@ -162,3 +163,19 @@ def test_arena_engine_status_reports_the_engine_and_its_build() -> None:
     assert Path(status["folder"]).name == status["source_hash"]
     if arena.games.ENGINE == "compiled":
         assert status["built"] is True
+
+
+def test_compiled_observations_events_and_meanings_are_read_only() -> None:
+    """The engine's value classes refuse assignment once compiled, and compare by value."""
+    require_compiled()
+    state = load_game("briscola", 2).new_initial_state(4)
+    observation = state.observation(0)
+    event = observation.events[0]
+    meaning = state.action_meaning(state.legal_actions()[0])
+    for value, name, new in ((observation, "hand", ()), (event, "seat", 1),
+                             (meaning, "label", "x")):
+        with pytest.raises(AttributeError, match="not writable"):
+            setattr(value, name, new)
+    assert observation == state.observation(0) and hash(observation) == hash(state.observation(0))
+    assert observation != state.observation(1)
+    assert dataclasses.replace(event, seat=event.seat) == event

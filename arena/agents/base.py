@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games import Game, Observation, State
 
@@ -59,9 +59,9 @@ class Turn:
         return self._payload
 
 
-@dataclass(frozen=True)
-class Reply:
-    """An agent's answer to a request, as received; the runner judges it."""
+class Reply(NamedTuple):
+    """An agent's answer to a request, as received; the runner judges it (a named tuple: one
+    is made for every decision)."""
 
     request_id: int
     action_id: int

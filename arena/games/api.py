@@ -328,7 +328,7 @@ class State(ABC, Generic[GameT]):
     """A position in a match: whose turn, the legal actions, and how to move on."""
 
     __slots__ = ("_actions", "_audience", "_current", "_deal_count", "_deals", "_injected",
-                 "_legal", "_log", "_returns", "_seed", "_views", "_views_upto", "game", "rng")
+                 "_legal", "_log", "_returns", "_rng", "_seed", "_views", "_views_upto", "game")
 
     def __init__(self, game: GameT, seed: int, deal: DealInput, *, blank: bool = False) -> None:
         """Common bookkeeping (seed, injected deals, action history, event log), then the game's
@@ -340,17 +340,26 @@ class State(ABC, Generic[GameT]):
         self._deal_count = 0
         self._actions: list[int] = []
         self._log: list[LogEntry] = []
-        self._views: dict[int, list[Event]] = {}
-        self._views_upto: dict[int, int] = {}
+        self._views: dict[int, list[Event]] | None = None
+        """Per seat, its masked events so far; made at the first observation."""
+        self._views_upto: dict[int, int] | None = None
         self._audience: list[int] | None = None
         """Games where some seats must not even know an event happened keep, per log entry, a
         bit mask of the seats that see it at all; None means every seat sees every entry."""
         self._legal: list[int] | None = None
         self._returns = [0.0] * game.num_players
         self._current = TERMINAL
-        self.rng = Rng(seed)
+        self._rng: Rng | None = None
         if not blank:
             self._start()
+
+    @property
+    def rng(self) -> Rng:
+        """The state's own seeded generator, made from the seed when first used."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = Rng(self._seed)
+        return rng
 
     def _start(self) -> None:
         """Deal the first hand (each game does; a game with its own ``__init__`` may not)."""
@@ -434,7 +443,7 @@ class State(ABC, Generic[GameT]):
                 value = getattr(self, name)
                 if name in _FLAT_LISTS and value is not None:
                     value = list(value)
-                elif name == "_views":
+                elif name == "_views" and value is not None:
                     value = {seat: list(view) for seat, view in value.items()}
                 else:
                     value = _copy_value(value)
@@ -494,11 +503,15 @@ class State(ABC, Generic[GameT]):
 
     def _events_for(self, seat: int) -> tuple[Event, ...]:
         """The event log as ``seat`` sees it; each entry is masked once (the log only grows)."""
-        view = self._views.get(seat)
+        views, upto = self._views, self._views_upto
+        if views is None or upto is None:
+            views = self._views = {}
+            upto = self._views_upto = {}
+        view = views.get(seat)
         if view is None:
-            view = self._views[seat] = []
+            view = views[seat] = []
         log = self._log
-        start = self._views_upto.get(seat, 0)
+        start = upto.get(seat, 0)
         if start < len(log):
             bit = 1 << seat
             audience = self._audience
@@ -510,7 +523,7 @@ class State(ABC, Generic[GameT]):
                     view.append(Event(kind, who, cards, values))
                 else:
                     view.append(Event(kind, who, (HIDDEN,) * len(cards), ()))
-            self._views_upto[seat] = len(log)
+            upto[seat] = len(log)
         return tuple(view)
 
 

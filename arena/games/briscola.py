@@ -35,7 +35,6 @@ trump put face up; its label names the card given and the face-up card taken.
 
 from __future__ import annotations
 
-from bisect import insort
 from enum import IntEnum
 from typing import Final
 
@@ -58,6 +57,8 @@ from arena.games.cards import (
     ITALIAN_40,
     Rank,
     Suit,
+    insert_sorted,
+    sort_distinct,
 )
 from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
@@ -85,6 +86,7 @@ _DRAW: Final = EventKind.DRAW
 _DECLARE: Final = EventKind.DECLARE
 _HAND_END: Final = EventKind.HAND_END
 _SCORE: Final = EventKind.SCORE
+_MATCH_END: Final = EventKind.MATCH_END
 TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
 _PRIVATE_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
@@ -95,6 +97,10 @@ class Phase(IntEnum):
 
     PLAY = 0
     OVER = 1
+
+
+_PLAYING: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
 
 
 class BriscolaGame(Game):
@@ -178,7 +184,7 @@ class BriscolaState(State[BriscolaGame]):
         self._points = [0] * n
         self._leader = first
         self._current = first
-        self._phase = Phase.PLAY
+        self._phase = _PLAYING
         log = self._log
         log.append((_HAND_START, dealer, (), (self._hand_number,), ALL_SEATS))
         log.extend([(_DEAL, seat, tuple(hands[seat]), (), 1 << seat) for seat in range(n)])
@@ -190,19 +196,20 @@ class BriscolaState(State[BriscolaGame]):
         unplayed = [*game.removed, *self._trick, *self._stock]
         for hand in self._hands:
             unplayed += hand
-        unplayed.sort()
         dealer = self._dealer
         log = self._log
-        log.append((_HAND_END, dealer, tuple(unplayed), tuple(self._points), ALL_SEATS))
+        log.append((_HAND_END, dealer, tuple(sort_distinct(unplayed, ITALIAN_40.size)),
+                    tuple(self._points), ALL_SEATS))
         log.append((_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
         returns = self._returns
         for seat, value in enumerate(outcome):
             returns[seat] += value
         self._hand_number += 1
         if self._hand_number >= game.hands:
-            self._phase = Phase.OVER
+            self._phase = _OVER
             self._current = TERMINAL
-            self._event(EventKind.MATCH_END, -1, values=tuple(map(int, self._returns)))
+            final = tuple([int(value) for value in returns])
+            log.append((_MATCH_END, -1, (), final, ALL_SEATS))
             return
         self._dealer = (self._dealer + 1) % game.num_players
         self._start_hand()
@@ -267,7 +274,7 @@ class BriscolaState(State[BriscolaGame]):
         own = ITALIAN_40.card(self._trump, rank)
         hand = self._hands[seat]
         hand.remove(own)
-        insort(hand, self._trump_card)
+        insert_sorted(hand, self._trump_card)
         self._event(EventKind.SWAP, seat, (own, self._trump_card))
         self._trump_card = own
         self._stock[0] = own
@@ -303,7 +310,7 @@ class BriscolaState(State[BriscolaGame]):
             for offset in range(n):
                 drawer = (winner + offset) % n
                 drawn = stock.pop()
-                insort(hands[drawer], drawn)
+                insert_sorted(hands[drawer], drawn)
                 if stock or drawn != self._trump_card:
                     self._log.append(_PRIVATE_DRAW_ENTRY[drawer][drawn])
                 else:

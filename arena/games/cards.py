@@ -212,3 +212,19 @@ FRENCH_52: Final = Deck(
 )
 
 DECKS = {deck.name: deck for deck in (ITALIAN_40, ITALIAN_80, ITALIAN_120, FRENCH_52)}
+
+
+def insert_sorted(cards: list[int], card: int) -> None:
+    """Insert ``card`` into the sorted list ``cards`` after any equal card (as ``insort``)."""
+    index = len(cards)
+    while index and cards[index - 1] > card:
+        index -= 1
+    cards.insert(index, card)
+
+
+def sort_distinct(cards: list[int], size: int) -> list[int]:
+    """Distinct card ids below ``size`` in ascending order (marking them beats a sort)."""
+    present = [False] * size
+    for card in cards:
+        present[card] = True
+    return [card for card in range(size) if present[card]]

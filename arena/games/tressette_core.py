@@ -18,7 +18,7 @@ Cards may come from a multi-copy deck (``ITALIAN_120``): a table plays one copy,
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -44,6 +44,7 @@ from arena.games.cards import (
     Deck,
     Rank,
     Suit,
+    insert_sorted,
 )
 from arena.games.tricks import keyed_trick, trick_key_tables
 
@@ -92,10 +93,18 @@ class TablePhase(IntEnum):
     DONE = 2
 
 
-_MONTE, _PLAY, _DONE = (int(phase) for phase in TablePhase)
+_MONTE: Final = int(TablePhase.MONTE)
+_PLAY: Final = int(TablePhase.PLAY)
+_DONE: Final = int(TablePhase.DONE)
 _PLAY_KIND: Final = EventKind.PLAY
 _TRICK_KIND: Final = EventKind.TRICK
 _PASS_KIND: Final = EventKind.PASS
+_HAND_START_KIND: Final = EventKind.HAND_START
+_DEAL_KIND: Final = EventKind.DEAL
+_REVEAL_KIND: Final = EventKind.REVEAL
+_DECLARE_KIND: Final = EventKind.DECLARE
+_REDEAL_KIND: Final = EventKind.REDEAL
+_HAND_END_KIND: Final = EventKind.HAND_END
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,11 +502,11 @@ class TableMixin:
         seats = self.seats
         log = self._log
         if not redeal:
-            log.append((EventKind.HAND_START, seats[dealer], (), (hand_number,), ALL_SEATS))
+            log.append((_HAND_START_KIND, seats[dealer], (), (hand_number,), ALL_SEATS))
         for seat in range(size):
-            log.append((EventKind.DEAL, seats[seat], tuple(flat[seat]), (), 1 << seats[seat]))
+            log.append((_DEAL_KIND, seats[seat], tuple(flat[seat]), (), 1 << seats[seat]))
         if holder >= 0:
-            log.append((EventKind.REVEAL, seats[holder], (rules.four_of_denari,), (), ALL_SEATS))
+            log.append((_REVEAL_KIND, seats[holder], (rules.four_of_denari,), (), ALL_SEATS))
         packs = []
         for hand in flat:
             packed = 0
@@ -597,8 +606,8 @@ class TableMixin:
             for offset in range(size):
                 drawer = (winner + offset) % size
                 drawn = stock.pop()
-                insort(hands[drawer], drawn)
-                insort(suits[drawer][suit_of[drawn]], drawn)
+                insert_sorted(hands[drawer], drawn)
+                insert_sorted(suits[drawer][suit_of[drawn]], drawn)
                 log.append(rows[drawer][drawn])
         if self.tricks_played < self.total_tricks:
             self._after_trick()
@@ -612,14 +621,14 @@ class TableMixin:
         action = self.accuso_base + code
         self.pending[seat] = tuple(a for a in self.pending[seat] if a != action)
         self.declared[seat] += accuso_points(code)
-        self._log.append((EventKind.DECLARE, self.seats[seat],
+        self._log.append((_DECLARE_KIND, self.seats[seat],
                           accuso_cards(code, self.rules.copy), accuso_values(code), ALL_SEATS))
 
     def _apply_monte(self, action: int) -> None:
         """Keep the hand (the next seat is asked) or demand a redeal, showing the hand."""
         seat = self._current
         if action == self.rules.monte_action:
-            self._log.append((EventKind.REDEAL, self.seats[seat], tuple(self.hand_of(seat)), (),
+            self._log.append((_REDEAL_KIND, self.seats[seat], tuple(self.hand_of(seat)), (),
                               ALL_SEATS))
             self.phase = _DONE
             self._after_redeal()
@@ -640,7 +649,7 @@ class TableMixin:
         values = [0] * self.rules.num_seats
         for seat, thirds in enumerate(self.thirds):
             values[self.seats[seat]] = thirds
-        self._log.append((EventKind.HAND_END, self.seats[self.dealer], tuple(sorted(unplayed)),
+        self._log.append((_HAND_END_KIND, self.seats[self.dealer], tuple(sorted(unplayed)),
                           tuple(values), ALL_SEATS))
         self.phase = _DONE
 

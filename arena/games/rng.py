@@ -99,6 +99,9 @@ def _entropy_bytes(size: int) -> int:
 _PLANS: dict[int, tuple[int, list[tuple[int, list[i64]]]]] = {}
 """Per deck size: the hash length and the radix groups, with machine-integer radices."""
 
+MASK_DECK_LIMIT: Final = 62
+"""Decks up to this size keep the cards left as the bits of one machine integer."""
+
 
 def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
     """The hash bytes and radix groups of a shuffle of ``size`` cards, made once per size."""
@@ -108,6 +111,26 @@ def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
                   for product, radices in _radix_groups(size)]
         plan = _PLANS[size] = (_entropy_bytes(size), groups)
     return plan
+
+
+def _byte_counts() -> tuple[int, ...]:
+    """The number of set bits of each byte."""
+    return tuple(bin(byte).count("1") for byte in range(256))
+
+
+def _byte_selects() -> tuple[int, ...]:
+    """At ``byte * 8 + k``: the position of the k-th lowest set bit of ``byte`` (0 if none)."""
+    table: list[int] = []
+    for byte in range(256):
+        positions = [bit for bit in range(8) if byte >> bit & 1]
+        table.extend(positions + [0] * (8 - len(positions)))
+    return tuple(table)
+
+
+_BYTE_COUNT: Final[tuple[int, ...]] = _byte_counts()
+_BYTE_SELECT: Final[tuple[int, ...]] = _byte_selects()
+_BIT: Final[tuple[int, ...]] = tuple(1 << card for card in range(MASK_DECK_LIMIT + 1))
+"""``1 << card`` as a table: mypyc miscompiles a shift of the literal 1 beyond 31 bits."""
 
 
 def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
@@ -123,6 +146,14 @@ def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
         text = ":".join(map(str, (seed, *labels)))
     length, groups = _plan(size)
     number = int.from_bytes(hashlib.shake_256(text.encode()).digest(length), "big")
+    if size <= MASK_DECK_LIMIT:
+        return _lehmer_order_by_mask(number, size, groups)
+    return _lehmer_order_by_list(number, size, groups)
+
+
+def _lehmer_order_by_list(number: int, size: int,
+                          groups: list[tuple[int, list[i64]]]) -> list[int]:
+    """Decode a Lehmer code: each digit, least significant first, takes a card from a list."""
     left = list(range(size))
     order: list[int] = []
     for product, radices in groups:
@@ -133,3 +164,33 @@ def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
             digits = digits // radix
     order.extend(left)
     return order
+
+
+def _lehmer_order_by_mask(number: int, size: int,
+                          groups: list[tuple[int, list[i64]]]) -> list[int]:
+    """As ``_lehmer_order_by_list``, the cards left being the set bits of ``left``."""
+    left: i64 = _BIT[size] - 1
+    order: list[int] = []
+    for product, radices in groups:
+        number, group_digits = divmod(number, product)
+        digits: i64 = group_digits
+        for radix in radices:
+            card = _nth_bit(left, digits % radix)
+            left ^= _BIT[card]
+            order.append(card)
+            digits = digits // radix
+    order.append(_nth_bit(left, 0))
+    return order
+
+
+def _nth_bit(bits: i64, skip: i64) -> i64:
+    """The position of the set bit of ``bits`` that has ``skip`` set bits below it."""
+    low: i64 = 0
+    byte: i64 = bits & 255
+    count: i64 = _BYTE_COUNT[byte]
+    while skip >= count:
+        skip -= count
+        low += 8
+        byte = bits >> low & 255
+        count = _BYTE_COUNT[byte]
+    return low + _BYTE_SELECT[byte * 8 + skip]

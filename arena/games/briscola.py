@@ -58,6 +58,7 @@ from arena.games.cards import (
     Rank,
     Suit,
     insert_sorted,
+    remove_card,
     sort_distinct,
 )
 from arena.games.outcomes import pair_outcome, side_outcome
@@ -289,7 +290,7 @@ class BriscolaState(State[BriscolaGame]):
             return
         card = action
         seat = self._current
-        self._hands[seat].remove(card)
+        remove_card(self._hands[seat], card)
         trick = self._trick
         trick.append(card)
         self._log.append(_PLAY_ENTRY[seat][card])

@@ -20,9 +20,15 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
+from mypy_extensions import i64
+
 COPY_LETTERS: Final = "abc"
 HIDDEN: Final = -1
 """Stands for a face-down card in observations."""
+MASK_DECK_LIMIT: Final = 62
+"""Decks up to this size can hold a set of cards as the bits of one machine integer."""
+CARD_BIT: Final[tuple[int, ...]] = tuple(1 << card for card in range(MASK_DECK_LIMIT + 1))
+"""``1 << card`` as a table (mypyc miscompiles a shift of the literal 1 past 31 bits)."""
 
 
 class Suit(IntEnum):
@@ -222,9 +228,26 @@ def insert_sorted(cards: list[int], card: int) -> None:
     cards.insert(index, card)
 
 
+def remove_card(cards: list[int], card: int) -> None:
+    """Remove the first ``card`` from ``cards``, which holds it (``list.remove`` on ints)."""
+    index = 0
+    while cards[index] != card:
+        index += 1
+    del cards[index]
+
+
 def sort_distinct(cards: list[int], size: int) -> list[int]:
-    """Distinct card ids below ``size`` in ascending order (marking them beats a sort)."""
-    present = [False] * size
+    """Distinct card ids below ``size`` in ascending order (a bit mask beats a sort)."""
+    if size > MASK_DECK_LIMIT:
+        return sorted(cards)
+    bits: i64 = 0
     for card in cards:
-        present[card] = True
-    return [card for card in range(size) if present[card]]
+        bits |= CARD_BIT[card]
+    ordered: list[int] = []
+    card_id: i64 = 0
+    while bits:
+        if bits & 1:
+            ordered.append(card_id)
+        bits >>= 1
+        card_id += 1
+    return ordered

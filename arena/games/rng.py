@@ -13,6 +13,8 @@ from typing import Final, TypeVar
 
 from mypy_extensions import i64
 
+from arena.games.cards import CARD_BIT, MASK_DECK_LIMIT
+
 _MASK: Final = (1 << 64) - 1
 _T = TypeVar("_T")
 
@@ -99,10 +101,6 @@ def _entropy_bytes(size: int) -> int:
 _PLANS: dict[int, tuple[int, list[tuple[int, list[i64]]]]] = {}
 """Per deck size: the hash length and the radix groups, with machine-integer radices."""
 
-MASK_DECK_LIMIT: Final = 62
-"""Decks up to this size keep the cards left as the bits of one machine integer."""
-
-
 def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
     """The hash bytes and radix groups of a shuffle of ``size`` cards, made once per size."""
     plan = _PLANS.get(size)
@@ -129,8 +127,6 @@ def _byte_selects() -> tuple[int, ...]:
 
 _BYTE_COUNT: Final[tuple[int, ...]] = _byte_counts()
 _BYTE_SELECT: Final[tuple[int, ...]] = _byte_selects()
-_BIT: Final[tuple[int, ...]] = tuple(1 << card for card in range(MASK_DECK_LIMIT + 1))
-"""``1 << card`` as a table: mypyc miscompiles a shift of the literal 1 beyond 31 bits."""
 
 
 def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
@@ -169,14 +165,14 @@ def _lehmer_order_by_list(number: int, size: int,
 def _lehmer_order_by_mask(number: int, size: int,
                           groups: list[tuple[int, list[i64]]]) -> list[int]:
     """As ``_lehmer_order_by_list``, the cards left being the set bits of ``left``."""
-    left: i64 = _BIT[size] - 1
+    left: i64 = CARD_BIT[size] - 1
     order: list[int] = []
     for product, radices in groups:
         number, group_digits = divmod(number, product)
         digits: i64 = group_digits
         for radix in radices:
             card = _nth_bit(left, digits % radix)
-            left ^= _BIT[card]
+            left ^= CARD_BIT[card]
             order.append(card)
             digits = digits // radix
     order.append(_nth_bit(left, 0))

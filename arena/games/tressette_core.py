@@ -45,6 +45,7 @@ from arena.games.cards import (
     Rank,
     Suit,
     insert_sorted,
+    remove_card,
 )
 from arena.games.tricks import keyed_trick, trick_key_tables
 
@@ -580,8 +581,8 @@ class TableMixin:
         else:
             signal, card = divmod(action - self.signal_base, self.deck_size)
             entry = (_PLAY_KIND, self.seats[seat], (card,), (signal + 1,), ALL_SEATS)
-        self.hands[seat].remove(card)
-        self.suits[seat][self.suit_of[card]].remove(card)
+        remove_card(self.hands[seat], card)
+        remove_card(self.suits[seat][self.suit_of[card]], card)
         trick = self.trick
         trick.append(card)
         self._log.append(entry)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
-from arena.games.cards import insert_sorted, sort_distinct
+from arena.games.cards import insert_sorted, remove_card, sort_distinct
 
 
 def test_insert_sorted_matches_insort_including_equal_cards() -> None:
@@ -32,3 +32,14 @@ def test_sort_distinct_sorts_any_subset_of_a_deck() -> None:
             cards = rand.sample(range(size), rand.randrange(size + 1))
             assert sort_distinct(cards, size) == sorted(cards)
     assert sort_distinct([], 40) == []
+
+
+def test_remove_card_removes_the_first_copy_like_list_remove() -> None:
+    rand = random.Random(7)
+    for _ in range(300):
+        cards = [rand.randrange(10) for _ in range(1 + rand.randrange(8))]
+        card = rand.choice(cards)
+        expected = cards[:]
+        expected.remove(card)
+        remove_card(cards, card)
+        assert cards == expected

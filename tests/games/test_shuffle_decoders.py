@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.games.cards import MASK_DECK_LIMIT
 from arena.games.rng import (
-    MASK_DECK_LIMIT,
     _lehmer_order_by_list,
     _lehmer_order_by_mask,
     _plan,

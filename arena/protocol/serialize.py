@@ -74,8 +74,8 @@ END_REASONS = tag(2, LENGTH)
 END_EVENTS = tag(3, LENGTH)
 
 
-def event_bytes(event: Event) -> bytes:
-    """One ``events`` entry of an Observation (key, length and Event body)."""
+def _event_body(event: Event) -> bytes:
+    """An Event message's body (its fields)."""
     body = F1_VARINT + varint(event.kind) if event.kind else b""
     if event.seat:
         body += F2_VARINT + zigzag(event.seat)
@@ -83,18 +83,33 @@ def event_bytes(event: Event) -> bytes:
         body += packed_zigzags(F3_LENGTH, event.cards)
     if event.values:
         body += packed_zigzags(F4_LENGTH, event.values)
-    return EVENTS + varint(len(body)) + body
+    return body
+
+
+def event_bytes(event: Event) -> bytes:
+    """One ``events`` entry of an Observation (key, length and Event body)."""
+    return length_field(EVENTS, _event_body(event))
 
 
 EVENT_CACHE_LIMIT = 1 << 15
 """Encoded events kept by content (shared by every seat and match); the cache starts over
 beyond this."""
-_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], bytes] = {}
+_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], tuple[bytes, bytes]] = {}
+"""An event's entry in an Observation and in a MatchEnd, by content. A deal's MatchEnd lists
+every event unmasked, and nearly each of them went unmasked to some seat during the deal."""
 _event_key = attrgetter("kind", "seat", "cards", "values")
 
 
-def events_bytes(events: Sequence[Event]) -> bytes:
-    """The ``events`` entries of several events, encoding each distinct event only once."""
+def _event_entries(event: Event) -> tuple[bytes, bytes]:
+    """An event's ``events`` entry in an Observation (field 12) and in a MatchEnd (field 3)."""
+    body = _event_body(event)
+    size = varint(len(body))
+    return EVENTS + size + body, END_EVENTS + size + body
+
+
+def _cached_entries(events: Sequence[Event], which: int) -> bytes:
+    """The entries (0: Observation's, 1: MatchEnd's) of several events, each distinct event
+    encoded once."""
     cache = _event_cache
     if len(cache) > EVENT_CACHE_LIMIT:
         cache.clear()
@@ -103,29 +118,21 @@ def events_bytes(events: Sequence[Event]) -> bytes:
         key = _event_key(event)
         encoded = cache.get(key)
         if encoded is None:
-            encoded = cache[key] = event_bytes(event)
-        parts.append(encoded)
+            encoded = cache[key] = _event_entries(event)
+        parts.append(encoded[which])
     return b"".join(parts)
 
 
-_end_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], bytes] = {}
-"""Encoded ``events`` entries of MatchEnd (field 3), kept by content like those above."""
+def events_bytes(events: Sequence[Event]) -> bytes:
+    """The ``events`` entries of an Observation for several events."""
+    return _cached_entries(events, 0)
 
 
 def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
                     events: Sequence[Event]) -> bytes:
     """A serialized MatchEnd: returns, reason codes and every event."""
-    cache = _end_event_cache
-    if len(cache) > EVENT_CACHE_LIMIT:
-        cache.clear()
-    parts = [packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons)]
-    for event in events:
-        key = _event_key(event)
-        encoded = cache.get(key)
-        if encoded is None:
-            encoded = cache[key] = END_EVENTS + event_bytes(event)[len(EVENTS):]
-        parts.append(encoded)
-    return b"".join(parts)
+    return b"".join((packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons),
+                     _cached_entries(events, 1)))
 
 
 def game_seat_bytes(game: str, seat: int, num_seats: int) -> bytes:

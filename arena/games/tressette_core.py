@@ -18,7 +18,6 @@ Cards may come from a multi-copy deck (``ITALIAN_120``): a table plays one copy,
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -366,10 +365,10 @@ def accusi_actions(base: int) -> tuple[tuple[int, ...], ...]:
 
 def by_suit(hand: list[int], base: int) -> list[list[int]]:
     """A sorted hand of one deck copy split into its four suits (ids from ``base``)."""
-    one = bisect_left(hand, base + SUIT_SPAN)
-    two = bisect_left(hand, base + 2 * SUIT_SPAN, one)
-    three = bisect_left(hand, base + 3 * SUIT_SPAN, two)
-    return [hand[:one], hand[one:two], hand[two:three], hand[three:]]
+    suits: list[list[int]] = [[], [], [], []]
+    for card in hand:
+        suits[(card - base) // SUIT_SPAN].append(card)
+    return suits
 
 
 TABLE_SLOTS = ("accuso_base", "accusi_table", "deal_getters", "deck_size", "declared", "dealer",

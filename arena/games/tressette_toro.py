@@ -146,9 +146,6 @@ def copy_order(order: list[int], table: int) -> list[int]:
     """The cards of one table's deck copy, in their order within a 120-card deal order."""
     low = table * CARDS_PER_TABLE
     high = low + CARDS_PER_TABLE
-    block = order[low:high]
-    if min(block) >= low and max(block) < high:
-        return block  # a seeded order keeps each copy together, in copy order
     return [card for card in order if low <= card < high]
 
 
@@ -172,24 +169,26 @@ class ToroState(State[ToroGame]):
 
     # --- rounds and turns --------------------------------------------------------------------
 
-    def _next_deal(self) -> list[int]:
-        """The next 120-card order: injected if given, else each copy shuffled on its own.
+    def _next_table_orders(self) -> list[list[int]]:
+        """The next deal as each table's 40 cards in order (the deal records the 120-card order).
 
         A seeded order is copy a's 40 cards, then copy b's, then copy c's, each a uniform
         shuffle of one 40-card deck.
         """
         index = self._deal_count
         if index < len(self._injected):
-            return super()._next_deal()
+            order = self._next_deal()
+            return [copy_order(order, table) for table in range(3)]
         self._deal_count += 1
-        order = [table * CARDS_PER_TABLE + card for table in range(3)
-                 for card in shuffled_deck(CARDS_PER_TABLE, self._seed, "deal", index, table)]
-        self._deals.append(tuple(order))
-        return order
+        orders = [[table * CARDS_PER_TABLE + card
+                   for card in shuffled_deck(CARDS_PER_TABLE, self._seed, "deal", index, table)]
+                  for table in range(3)]
+        self._deals.append((*orders[0], *orders[1], *orders[2]))
+        return orders
 
     def _table_order(self, table: int) -> list[int]:
         """The next deal order, restricted to one table's copy."""
-        return copy_order(self._next_deal(), table)
+        return self._next_table_orders()[table]
 
     def _tag(self, mask: int) -> None:
         """Mark the events logged since the last tag as visible to ``mask`` (a seat bit mask)."""
@@ -201,12 +200,12 @@ class ToroState(State[ToroGame]):
 
     def _start_round(self) -> None:
         """Seat the round's players and deal one hand at each table."""
-        order = self._next_deal()
+        orders = self._next_table_orders()
         for index, table in enumerate(self._tables):
             seats = table_seats(index, self._round)
             table.seat_at(seats)
             self._masks[index] = sum(1 << seat for seat in seats)
-            cards = copy_order(order, index)
+            cards = orders[index]
             if self._round == 0:
                 table.start_hand(cards, 0, first_hand=True)
             else:

@@ -386,7 +386,7 @@ class State(ABC, Generic[GameT]):
         legal = self._legal
         if legal is None:
             legal = self._compute_legal()
-        if action not in legal:
+        if not _holds(legal, action):
             raise IllegalActionError(self._illegal_message(action, legal))
         self._legal = None
         self._actions.append(action)
@@ -525,6 +525,11 @@ class State(ABC, Generic[GameT]):
                     view.append(Event(kind, who, (HIDDEN,) * len(cards), ()))
             upto[seat] = len(log)
         return tuple(view)
+
+
+def _holds(actions: list[int], action: int) -> bool:
+    """``action in actions`` as a compiled loop over ints (``in`` compares Python objects)."""
+    return any(legal == action for legal in actions)
 
 
 @cache

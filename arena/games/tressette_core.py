@@ -93,6 +93,10 @@ class TablePhase(IntEnum):
     DONE = 2
 
 
+_CONTINUE: Final = Status.CONTINUE
+_TRICK_DONE: Final = Status.TRICK_DONE
+_HAND_OVER: Final = Status.HAND_OVER
+_REDEAL_DEMANDED: Final = Status.REDEAL
 _MONTE: Final = int(TablePhase.MONTE)
 _PLAY: Final = int(TablePhase.PLAY)
 _DONE: Final = int(TablePhase.DONE)
@@ -712,7 +716,7 @@ class Table(TableMixin):
                  blank: bool = False) -> None:
         """A table writing to ``log``, its hand dealt (not when ``blank``, for ``clone``)."""
         self._log = log
-        self.status = Status.CONTINUE
+        self.status = _CONTINUE
         if not blank:
             self.init_table(rules, seats)
 
@@ -723,21 +727,21 @@ class Table(TableMixin):
 
     def apply(self, action: int) -> Status:
         """Apply a legal action; what it did."""
-        self.status = Status.CONTINUE
+        self.status = _CONTINUE
         self.table_apply(action)
         return self.status
 
     def _after_trick(self) -> None:
         """Record a completed trick."""
-        self.status = Status.TRICK_DONE
+        self.status = _TRICK_DONE
 
     def _after_hand(self) -> None:
         """Record the end of the hand."""
-        self.status = Status.HAND_OVER
+        self.status = _HAND_OVER
 
     def _after_redeal(self) -> None:
         """Record a redeal demand."""
-        self.status = Status.REDEAL
+        self.status = _REDEAL_DEMANDED
 
     def clone(self, log: list[LogEntry]) -> Table:
         """An independent copy writing to ``log``."""

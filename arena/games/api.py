@@ -231,6 +231,8 @@ class Observation:
 _OBSERVATION_FIELDS: Final = tuple(field.name for field in fields(Observation))
 
 LogEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...], int]
+EventEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...]]
+"""An unmasked event as a plain tuple: kind, seat, cards, values."""
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
 
 
@@ -496,6 +498,11 @@ class State(ABC, Generic[GameT]):
         """The event log unmasked from entry ``start``: for tests, and replays after the end."""
         return tuple(Event(kind, who, cards, values)
                      for kind, who, cards, values, _ in self._log[start:])
+
+    def event_entries(self, start: int = 0) -> list[EventEntry]:
+        """The event log unmasked from entry ``start`` as plain ``(kind, seat, cards, values)``
+        tuples: ``full_events`` without making an ``Event`` of each (for encoders)."""
+        return [(kind, who, cards, values) for kind, who, cards, values, _ in self._log[start:]]
 
     def event_count(self) -> int:
         """How many events have been logged so far."""

@@ -140,7 +140,7 @@ def serialized_match_end(state: State, reasons: Sequence[int]) -> bytes:
         if reason not in _REASONS:
             raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
                                 f"{max(pb.ReasonCode.values())})")
-    return match_end_bytes(state.returns(), reasons, state.full_events())
+    return match_end_bytes(state.returns(), reasons, state.event_entries())
 
 
 def match_end_payload(match_end: bytes) -> bytes:

@@ -8,12 +8,12 @@ objects. An observation is three parts: the fields before ``events`` (1-11), the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from functools import lru_cache
 from operator import attrgetter
 
-from arena.games import ActionMeaning, Event, Observation
+from arena.games import ActionMeaning, Event, EventEntry, Observation
 from arena.protocol.errors import ProtocolError
 from arena.protocol.wire import (
     LENGTH,
@@ -74,63 +74,63 @@ END_REASONS = tag(2, LENGTH)
 END_EVENTS = tag(3, LENGTH)
 
 
-def _event_body(event: Event) -> bytes:
+def _event_body(kind: int, seat: int, cards: Sequence[int], values: Sequence[int]) -> bytes:
     """An Event message's body (its fields)."""
-    body = F1_VARINT + varint(event.kind) if event.kind else b""
-    if event.seat:
-        body += F2_VARINT + zigzag(event.seat)
-    if event.cards:
-        body += packed_zigzags(F3_LENGTH, event.cards)
-    if event.values:
-        body += packed_zigzags(F4_LENGTH, event.values)
+    body = F1_VARINT + varint(kind) if kind else b""
+    if seat:
+        body += F2_VARINT + zigzag(seat)
+    if cards:
+        body += packed_zigzags(F3_LENGTH, cards)
+    if values:
+        body += packed_zigzags(F4_LENGTH, values)
     return body
 
 
 def event_bytes(event: Event) -> bytes:
     """One ``events`` entry of an Observation (key, length and Event body)."""
-    return length_field(EVENTS, _event_body(event))
+    return length_field(EVENTS, _event_body(event.kind, event.seat, event.cards, event.values))
 
 
 EVENT_CACHE_LIMIT = 1 << 15
 """Encoded events kept by content (shared by every seat and match); the cache starts over
 beyond this."""
-_event_cache: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], tuple[bytes, bytes]] = {}
+_event_cache: dict[EventEntry, tuple[bytes, bytes]] = {}
 """An event's entry in an Observation and in a MatchEnd, by content. A deal's MatchEnd lists
 every event unmasked, and nearly each of them went unmasked to some seat during the deal."""
 _event_key = attrgetter("kind", "seat", "cards", "values")
+"""An ``Event``'s content as the ``EventEntry`` tuple ``State.event_entries`` gives."""
 
 
-def _event_entries(event: Event) -> tuple[bytes, bytes]:
+def _event_entries(entry: EventEntry) -> tuple[bytes, bytes]:
     """An event's ``events`` entry in an Observation (field 12) and in a MatchEnd (field 3)."""
-    body = _event_body(event)
+    body = _event_body(*entry)
     size = varint(len(body))
     return EVENTS + size + body, END_EVENTS + size + body
 
 
-def _cached_entries(events: Sequence[Event], which: int) -> bytes:
+def _cached_entries(entries: Iterable[EventEntry], which: int) -> bytes:
     """The entries (0: Observation's, 1: MatchEnd's) of several events, each distinct event
     encoded once."""
     cache = _event_cache
     if len(cache) > EVENT_CACHE_LIMIT:
         cache.clear()
     parts = []
-    for event in events:
-        key = _event_key(event)
-        encoded = cache.get(key)
+    for entry in entries:
+        encoded = cache.get(entry)
         if encoded is None:
-            encoded = cache[key] = _event_entries(event)
+            encoded = cache[entry] = _event_entries(entry)
         parts.append(encoded[which])
     return b"".join(parts)
 
 
 def events_bytes(events: Sequence[Event]) -> bytes:
     """The ``events`` entries of an Observation for several events."""
-    return _cached_entries(events, 0)
+    return _cached_entries(map(_event_key, events), 0)
 
 
 def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
-                    events: Sequence[Event]) -> bytes:
-    """A serialized MatchEnd: returns, reason codes and every event."""
+                    events: Sequence[EventEntry]) -> bytes:
+    """A serialized MatchEnd: returns, reason codes and every event (``State.event_entries``)."""
     return b"".join((packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons),
                      _cached_entries(events, 1)))
 

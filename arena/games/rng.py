@@ -101,6 +101,7 @@ def _entropy_bytes(size: int) -> int:
 _PLANS: dict[int, tuple[int, list[tuple[int, list[i64]]]]] = {}
 """Per deck size: the hash length and the radix groups, with machine-integer radices."""
 
+
 def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
     """The hash bytes and radix groups of a shuffle of ``size`` cards, made once per size."""
     plan = _PLANS.get(size)

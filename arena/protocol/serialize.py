@@ -8,8 +8,7 @@ objects. An observation is three parts: the fields before ``events`` (1-11), the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from operator import attrgetter
 
@@ -218,30 +217,6 @@ def legal_action_bytes(wire_id: int, meaning: ActionMeaning) -> bytes:
         string_field(F9_LENGTH, m.label),
     ))
     return LEGAL_ACTIONS + varint(len(body)) + body
-
-
-ACTION_CACHE_LIMIT = 1 << 14
-"""Encoded legal actions kept by (action, meaning), shared by every seat and match; the cache
-starts over beyond this."""
-_action_cache: dict[tuple[int, tuple[object, ...]], bytes] = {}
-_meaning_fields = attrgetter(*(field.name for field in fields(ActionMeaning)))
-
-
-def legal_actions_bytes(actions: Sequence[int], meaning_of: Callable[[int], ActionMeaning]
-                        ) -> bytes:
-    """The ``legal_actions`` entries of ``actions``, each meaning from ``meaning_of``."""
-    cache = _action_cache
-    if len(cache) > ACTION_CACHE_LIMIT:
-        cache.clear()
-    parts = []
-    for action in actions:
-        meaning = meaning_of(action)
-        key = (action, _meaning_fields(meaning))
-        encoded = cache.get(key)
-        if encoded is None:
-            encoded = cache[key] = legal_action_bytes(action + 1, meaning)
-        parts.append(encoded)
-    return b"".join(parts)
 
 
 TIME_CACHE_LIMIT = 1 << 12

@@ -473,7 +473,7 @@ class State(ABC, Generic[GameT]):
         if index < len(self._injected):
             order = list(self._injected[index])
         else:
-            order = shuffled_deck(self.game.deck.size, self._seed, "deal", index)
+            order = shuffled_deck(self.game.deck.size, self._seed, index)
         self._deals.append(tuple(order))
         return order
 

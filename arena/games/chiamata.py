@@ -805,7 +805,7 @@ SPECS = (
     GameSpec(
         id="briscola-chiamata", title="Briscola chiamata (Marchigiano)", section="1.4",
         seats=(5, 6, 8), params=(*_SCORING, _ALL_PASS, _MAX_REDEALS, *_RANK_AUCTION),
-        factory=_make, rules_version="2",
+        factory=_make, rules_version="3",
         summary="descending rank auction, then 2 a 62...; the caller names the trump suit; "
                 "caller and the called card's holder against the rest",
         extra_configurations=(
@@ -834,7 +834,7 @@ SPECS = (
     ),
     GameSpec(
         id="briscola-chiamata-morto", title="Briscola chiamata con il morto", section="1.4",
-        seats=(7, 4), params=_ANY_AUCTION, factory=_make, rules_version="2",
+        seats=(7, 4), params=_ANY_AUCTION, factory=_make, rules_version="3",
         summary="a dead hand is dealt, plays blind and can be called",
         extra_configurations=(
             (7, (("morto_policy", "top_of_pile"), ("auction", MARCHIGIANO))),
@@ -845,7 +845,7 @@ SPECS = (
     GameSpec(
         id="briscola-chiamata-due-mazzi", title="Briscola chiamata con due mazzi",
         section="1.4", seats=(8, 10, 9), params=(*_ANY_AUCTION, _MORTO), factory=_make,
-        rules_version="2",
+        rules_version="3",
         summary="two decks, 121 of 240; the later of identical cards wins; 1 or 2 partners",
         cross_check=_two_decks_check,
         extra_configurations=(

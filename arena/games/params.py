@@ -108,7 +108,7 @@ class GameSpec:
     params: tuple[Param, ...]
     factory: GameFactory
     summary: str = ""
-    rules_version: str = "1"
+    rules_version: str = "2"
     cross_check: CrossCheck | None = None
     extra_configurations: tuple[tuple[int, tuple[tuple[str, ParamValue], ...]], ...] = ()
     """(seats, parameters) pairs that generic tests cover besides each seat count's defaults."""

@@ -1,19 +1,18 @@
-"""The seeded generator every game draws its chance from.
+"""The seeded chance every game draws from: shuffles and a generator.
 
-SplitMix64 with rejection sampling: a fixed, documented algorithm, so the same seed gives the
-same shuffles on every machine, Python version and process (no ``hash()``, no global ``random``).
+Deals are shuffled by ``shuffled_deck`` with xoshiro128** seeded from the match seed and the
+deal number; other chance (a dead hand's plays) comes from ``Rng``, SplitMix64 with rejection
+sampling. Both are
+fixed, documented algorithms, so the same seed gives the same game on every machine, Python
+version and process (no ``hash()``, no global ``random``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-from functools import cache
 from typing import Final, TypeVar
 
 from mypy_extensions import i64
-
-from arena.games.cards import CARD_BIT, MASK_DECK_LIMIT
 
 _MASK: Final = (1 << 64) - 1
 _T = TypeVar("_T")
@@ -71,123 +70,70 @@ def derive_seed(seed: int, *labels: str | int) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
-@cache
-def _radix_groups(size: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """The radices size, size-1, ..., 2 in runs whose product fits in 30 bits.
+_M32: Final = 0xFFFFFFFF
+CHAIN_STARTS: Final[tuple[int, ...]] = (0x9E3779B9, 0x7F4A7C15, 0xF39CC060, 0x5CEDC834)
+"""The first value of each of the four mixing chains that make a shuffle's generator state."""
+_IDENTITY: Final[dict[int, list[int]]] = {}
+"""Per deck size, the cards in id order: a shuffle starts from a copy."""
 
-    Any grouping decodes the same digits; 30 bits keep every chunk a one-digit Python int, so
-    the divisions inside a run take the interpreter's fast single-digit path.
+
+def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
+    """The cards 0..size-1 in the order of deal ``deal`` (at ``table``) of a match ``seed``.
+
+    The seed's two 32-bit halves, the deal and the table are mixed into the four 32-bit words
+    of an xoshiro128** generator: word j is ``f(f(f(f(C[j] ^ s0) ^ s1) ^ deal) ^ table)`` with
+    f MurmurHash3's finalizer and C ``CHAIN_STARTS``. Then a Fisher-Yates shuffle: for ``i``
+    from ``size - 1`` down to 1, the card at ``i`` swaps with the card at ``(x * (i + 1)) >> 32``,
+    x the generator's next output. Every product stays below 2**63, so the compiled engine
+    (64-bit integers) and the interpreted one give the same orders.
     """
-    groups: list[tuple[int, tuple[int, ...]]] = []
-    radices: list[int] = []
-    product = 1
-    for radix in range(size, 1, -1):
-        if product * radix >= 1 << 30:
-            groups.append((product, tuple(radices)))
-            product, radices = 1, []
-        product *= radix
-        radices.append(radix)
-    if radices:
-        groups.append((product, tuple(radices)))
-    return tuple(groups)
-
-
-@cache
-def _entropy_bytes(size: int) -> int:
-    """Hash bytes for a shuffle of ``size`` cards: log2(size!) bits plus 128 to spare."""
-    return (math.factorial(size).bit_length() + 128 + 7) // 8
-
-
-_PLANS: dict[int, tuple[int, list[tuple[int, list[i64]]]]] = {}
-"""Per deck size: the hash length and the radix groups, with machine-integer radices."""
-
-
-def _plan(size: int) -> tuple[int, list[tuple[int, list[i64]]]]:
-    """The hash bytes and radix groups of a shuffle of ``size`` cards, made once per size."""
-    plan = _PLANS.get(size)
-    if plan is None:
-        groups = [(product, [i64(radix) for radix in radices])
-                  for product, radices in _radix_groups(size)]
-        plan = _PLANS[size] = (_entropy_bytes(size), groups)
-    return plan
-
-
-def _byte_counts() -> tuple[int, ...]:
-    """The number of set bits of each byte."""
-    return tuple(bin(byte).count("1") for byte in range(256))
-
-
-def _byte_selects() -> tuple[int, ...]:
-    """At ``byte * 8 + k``: the position of the k-th lowest set bit of ``byte`` (0 if none)."""
-    table: list[int] = []
-    for byte in range(256):
-        positions = [bit for bit in range(8) if byte >> bit & 1]
-        table.extend(positions + [0] * (8 - len(positions)))
-    return tuple(table)
-
-
-_BYTE_COUNT: Final[tuple[int, ...]] = _byte_counts()
-_BYTE_SELECT: Final[tuple[int, ...]] = _byte_selects()
-
-
-def shuffled_deck(size: int, seed: int, *labels: str | int) -> list[int]:
-    """The cards 0..size-1 in the order given by a seed and labels.
-
-    The SHAKE-256 hash of the seed and labels, log2(size!) + 128 bits long, is read as a number
-    and written in the mixed radix size, size-1, ..., 2: the digits pick each next card from the
-    cards left (a Lehmer code), so every order is equally likely to within 2**-128.
-    """
-    if len(labels) == 2:
-        text = f"{seed}:{labels[0]}:{labels[1]}"
-    else:
-        text = ":".join(map(str, (seed, *labels)))
-    length, groups = _plan(size)
-    number = int.from_bytes(hashlib.shake_256(text.encode()).digest(length), "big")
-    if size <= MASK_DECK_LIMIT:
-        return _lehmer_order_by_mask(number, size, groups)
-    return _lehmer_order_by_list(number, size, groups)
-
-
-def _lehmer_order_by_list(number: int, size: int,
-                          groups: list[tuple[int, list[i64]]]) -> list[int]:
-    """Decode a Lehmer code: each digit, least significant first, takes a card from a list."""
-    left = list(range(size))
-    order: list[int] = []
-    for product, radices in groups:
-        number, group_digits = divmod(number, product)
-        digits: i64 = group_digits
-        for radix in radices:
-            order.append(left.pop(digits % radix))
-            digits = digits // radix
-    order.extend(left)
+    low: i64 = seed & _M32
+    high: i64 = seed >> 32 & _M32
+    deal_word: i64 = deal & _M32
+    table_word: i64 = table & _M32
+    a = _chain(CHAIN_STARTS[0], low, high, deal_word, table_word)
+    b = _chain(CHAIN_STARTS[1], low, high, deal_word, table_word)
+    c = _chain(CHAIN_STARTS[2], low, high, deal_word, table_word)
+    d = _chain(CHAIN_STARTS[3], low, high, deal_word, table_word)
+    if not a | b | c | d:
+        d = 1  # xoshiro's one forbidden state
+    identity = _IDENTITY.get(size)
+    if identity is None:
+        identity = _IDENTITY[size] = list(range(size))
+    order = identity[:]
+    top: i64 = size - 1
+    while top > 0:
+        x: i64 = b * 5 & _M32
+        x = ((x << 7 | x >> 25) & _M32) * 9 & _M32
+        shifted: i64 = b << 9 & _M32
+        c ^= a
+        d ^= b
+        b ^= c
+        a ^= d
+        c ^= shifted
+        d = (d << 11 | d >> 21) & _M32
+        pick: i64 = x * (top + 1) >> 32
+        card = order[top]
+        order[top] = order[pick]
+        order[pick] = card
+        top -= 1
     return order
 
 
-def _lehmer_order_by_mask(number: int, size: int,
-                          groups: list[tuple[int, list[i64]]]) -> list[int]:
-    """As ``_lehmer_order_by_list``, the cards left being the set bits of ``left``."""
-    left: i64 = CARD_BIT[size] - 1
-    order: list[int] = []
-    for product, radices in groups:
-        number, group_digits = divmod(number, product)
-        digits: i64 = group_digits
-        for radix in radices:
-            card = _nth_bit(left, digits % radix)
-            left ^= CARD_BIT[card]
-            order.append(card)
-            digits = digits // radix
-    order.append(_nth_bit(left, 0))
-    return order
+def _chain(start: i64, low: i64, high: i64, deal: i64, table: i64) -> i64:
+    """One word of a shuffle's generator state: the four inputs mixed into ``start`` in turn."""
+    return _fmix32(_fmix32(_fmix32(_fmix32(start ^ low) ^ high) ^ deal) ^ table)
 
 
-def _nth_bit(bits: i64, skip: i64) -> i64:
-    """The position of the set bit of ``bits`` that has ``skip`` set bits below it."""
-    low: i64 = 0
-    byte: i64 = bits & 255
-    count: i64 = _BYTE_COUNT[byte]
-    while skip >= count:
-        skip -= count
-        low += 8
-        byte = bits >> low & 255
-        count = _BYTE_COUNT[byte]
-    return low + _BYTE_SELECT[byte * 8 + skip]
+def _mul32(x: i64, factor: i64) -> i64:
+    """``x * factor`` modulo 2**32 for 32-bit operands, every product below 2**49."""
+    return (x * (factor & 0xFFFF) + ((x * (factor >> 16) & 0xFFFF) << 16)) & _M32
+
+
+def _fmix32(h: i64) -> i64:
+    """MurmurHash3's 32-bit finalizer: a bijection that spreads every bit over the word."""
+    h ^= h >> 16
+    h = _mul32(h, 0x85EBCA6B)
+    h ^= h >> 13
+    h = _mul32(h, 0xC2B2AE35)
+    return h ^ h >> 16

@@ -584,7 +584,7 @@ SPECS = (
             Param("max_redeals", 3, "after this many throw-ins in a row the last speaker may "
                   "not pass, so a match always ends", minimum=0, maximum=100),
         ),
-        factory=_make, rules_version="2",
+        factory=_make, rules_version="3",
         summary="Calabresella: bid chiamo/solo/solissimo, 1 against 2, 6 of 11 points; to 21",
         cross_check=_cross_check,
         extra_configurations=(

@@ -181,7 +181,7 @@ class ToroState(State[ToroGame]):
             return [copy_order(order, table) for table in range(3)]
         self._deal_count += 1
         orders = [[table * CARDS_PER_TABLE + card
-                   for card in shuffled_deck(CARDS_PER_TABLE, self._seed, "deal", index, table)]
+                   for card in shuffled_deck(CARDS_PER_TABLE, self._seed, index, table)]
                   for table in range(3)]
         self._deals.append((*orders[0], *orders[1], *orders[2]))
         return orders

@@ -38,6 +38,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
+from mypy_extensions import i64
+
 from arena.games.api import (
     ALL_SEATS,
     TERMINAL,
@@ -54,12 +56,13 @@ from arena.games.api import (
 from arena.games.cards import (
     BRISCOLA_POINTS,
     BRISCOLA_STRENGTH,
+    CARD_BIT,
     ITALIAN_40,
     Rank,
     Suit,
+    cards_outside,
     insert_sorted,
     remove_card,
-    sort_distinct,
 )
 from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
@@ -91,6 +94,14 @@ _MATCH_END: Final = EventKind.MATCH_END
 TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
 _PRIVATE_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
+_TRUMP_ENTRY: Final = tuple(
+    tuple((_TRUMP, dealer, (card,), (SUIT[card],), ALL_SEATS) for card in range(ITALIAN_40.size))
+    for dealer in range(4))
+"""Prebuilt TRUMP log entries ``[dealer][face-up card]``."""
+_DECLARE_ENTRY: Final = tuple(
+    tuple((_DECLARE, seat, (), (points,), ALL_SEATS) for points in range(121))
+    for seat in range(4))
+"""Prebuilt DECLARE log entries ``[seat][side points]``."""
 
 
 class Phase(IntEnum):
@@ -150,7 +161,10 @@ class BriscolaState(State[BriscolaGame]):
     """A Briscola match in progress."""
 
     __slots__ = ("_dealer", "_hand_number", "_hands", "_leader", "_phase",
-                 "_points", "_stock", "_trick", "_trump", "_trump_card")
+                 "_points", "_stock", "_trick", "_trump", "_trump_card", "_won")
+
+    _won: i64
+    """A bit per card won in a trick this hand."""
 
 
     def _start(self) -> None:
@@ -174,32 +188,32 @@ class BriscolaState(State[BriscolaGame]):
         # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
         hands: list[list[int]] = [[] for _ in range(n)]
         for index in range(n):
-            hands[(first + index) % n] = sorted(order[index:3 * n:n])
+            hand = order[index:3 * n:n]
+            hand.sort()
+            hands[(first + index) % n] = hand
         self._hands = hands
         trump_card = self._trump_card = order[3 * n]
-        trump = self._trump = SUIT[trump_card]
+        self._trump = SUIT[trump_card]
         # The stock is drawn from the end; the face-up card is drawn last.
         self._stock = stock = order[:3 * n:-1]
         stock.insert(0, trump_card)
         self._trick: list[int] = []
         self._points = [0] * n
+        self._won = 0
         self._leader = first
         self._current = first
         self._phase = _PLAYING
         log = self._log
         log.append((_HAND_START, dealer, (), (self._hand_number,), ALL_SEATS))
         log.extend([(_DEAL, seat, tuple(hands[seat]), (), 1 << seat) for seat in range(n)])
-        log.append((_TRUMP, dealer, (trump_card,), (trump,), ALL_SEATS))
+        log.append(_TRUMP_ENTRY[dealer][trump_card])
 
     def _end_hand(self, outcome: list[int]) -> None:
         """Score the hand, then deal the next one or end the match."""
         game = self.game
-        unplayed = [*game.removed, *self._trick, *self._stock]
-        for hand in self._hands:
-            unplayed += hand
         dealer = self._dealer
         log = self._log
-        log.append((_HAND_END, dealer, tuple(sort_distinct(unplayed, ITALIAN_40.size)),
+        log.append((_HAND_END, dealer, cards_outside(self._won, ITALIAN_40.size),
                     tuple(self._points), ALL_SEATS))
         log.append((_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
         returns = self._returns
@@ -264,7 +278,7 @@ class BriscolaState(State[BriscolaGame]):
         """A true claim wins the hand for the declarer's side, a false one loses it."""
         seat = self._current
         side = self.side_points(seat)
-        self._log.append((_DECLARE, seat, (), (side,), ALL_SEATS))
+        self._log.append(_DECLARE_ENTRY[seat][side])
         self._end_hand(self.game.declare_outcomes[seat][side >= DECLARE_TARGET])
 
     def _apply_swap(self) -> None:
@@ -303,6 +317,10 @@ class BriscolaState(State[BriscolaGame]):
         best, points = keyed_trick(trick, TRICK_KEYS[self._trump][SUIT[trick[0]]], POINTS)
         winner = (self._leader + best) % n
         self._points[winner] += points
+        won = self._won
+        for played in trick:
+            won |= CARD_BIT[played]
+        self._won = won
         self._log.append((_TRICK, winner, tuple(trick), (points,), ALL_SEATS))
         self._trick = []
         stock = self._stock

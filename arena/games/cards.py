@@ -236,18 +236,28 @@ def remove_card(cards: list[int], card: int) -> None:
     del cards[index]
 
 
-def sort_distinct(cards: list[int], size: int) -> list[int]:
-    """Distinct card ids below ``size`` in ascending order (a bit mask beats a sort)."""
-    if size > MASK_DECK_LIMIT:
-        return sorted(cards)
-    bits: i64 = 0
-    for card in cards:
-        bits |= CARD_BIT[card]
-    ordered: list[int] = []
-    card_id: i64 = 0
-    while bits:
-        if bits & 1:
-            ordered.append(card_id)
-        bits >>= 1
-        card_id += 1
-    return ordered
+_IDS: Final[dict[int, tuple[int, ...]]] = {}
+"""Per deck size, its card ids in order."""
+
+
+def cards_outside(taken: i64, size: int) -> tuple[int, ...]:
+    """The card ids below ``size`` (at most ``MASK_DECK_LIMIT``) whose bit ``taken`` lacks,
+    ascending: the runs between taken cards, copied as slices (cheap while few are taken)."""
+    ids = _IDS.get(size)
+    if ids is None:
+        ids = _IDS[size] = tuple(range(size))
+    if not taken:
+        return ids
+    left: list[int] = []
+    start: i64 = 0
+    card: i64 = 0
+    while taken:
+        if taken & 1:
+            if card > start:
+                left.extend(ids[start:card])
+            start = card + 1
+        taken >>= 1
+        card += 1
+    left.extend(ids[start:size])
+    return tuple(left)
+

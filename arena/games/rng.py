@@ -10,7 +10,7 @@ version and process (no ``hash()``, no global ``random``).
 from __future__ import annotations
 
 import hashlib
-from typing import Final, TypeVar
+from typing import Final, TypeVar, cast
 
 from mypy_extensions import i64
 
@@ -73,8 +73,9 @@ def derive_seed(seed: int, *labels: str | int) -> int:
 _M32: Final = 0xFFFFFFFF
 CHAIN_STARTS: Final[tuple[int, ...]] = (0x9E3779B9, 0x7F4A7C15, 0xF39CC060, 0x5CEDC834)
 """The first value of each of the four mixing chains that make a shuffle's generator state."""
-_IDENTITY: Final[dict[int, list[int]]] = {}
-"""Per deck size, the cards in id order: a shuffle starts from a copy."""
+_IDENTITY: Final[dict[int, list[object]]] = {}
+"""Per deck size, the cards in id order: a shuffle starts from a copy. Held as objects, the
+compiled swaps move references without unboxing and boxing each card id."""
 
 
 def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
@@ -117,7 +118,7 @@ def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
         order[top] = order[pick]
         order[pick] = card
         top -= 1
-    return order
+    return cast(list[int], order)
 
 
 def _chain(start: i64, low: i64, high: i64, deal: i64, table: i64) -> i64:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from bisect import insort
 
-from arena.games.cards import insert_sorted, remove_card, sort_distinct
+from arena.games.cards import CARD_BIT, MASK_DECK_LIMIT, cards_outside, insert_sorted, remove_card
 
 
 def test_insert_sorted_matches_insort_including_equal_cards() -> None:
@@ -27,14 +27,16 @@ def test_insert_sorted_into_an_empty_list() -> None:
     assert cards == [7]
 
 
-def test_sort_distinct_sorts_any_subset_of_a_deck() -> None:
-    """Random subsets of 40, 52 and 120-card decks come out as ``sorted`` gives them."""
+def test_cards_outside_lists_the_cards_a_mask_lacks() -> None:
+    """Random masks of 40, 52 and 62-card decks, from none taken to all taken."""
     rand = random.Random(5)
-    for size in (40, 52, 120):
+    for size in (40, 52, MASK_DECK_LIMIT):
         for _ in range(100):
-            cards = rand.sample(range(size), rand.randrange(size + 1))
-            assert sort_distinct(cards, size) == sorted(cards)
-    assert sort_distinct([], 40) == []
+            taken = set(rand.sample(range(size), rand.randrange(size + 1)))
+            mask = sum(CARD_BIT[card] for card in taken)
+            assert cards_outside(mask, size) == tuple(c for c in range(size) if c not in taken)
+    assert cards_outside(0, 40) == tuple(range(40))
+    assert cards_outside(CARD_BIT[40] - 1, 40) == ()
 
 
 def test_remove_card_removes_the_first_copy_like_list_remove() -> None:

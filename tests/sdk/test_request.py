@@ -207,7 +207,7 @@ def test_decoder_starts_over_when_the_history_does_not_continue() -> None:
         seat = state.current_player()
         message = RequestEncoder(state, seat).request(1, 1, 1).decision_request.observation
         assert decoder.events(message.events) == state.observation(seat).events
-    other, _ = request_for("briscola", 2, seed=3, moves=8)
+    other, _ = request_for("briscola", 2, seed=3, moves=9)
     seat = other.current_player()
     message = RequestEncoder(other, seat).request(1, 1, 1).decision_request.observation
     assert decoder.events(message.events) == other.observation(seat).events

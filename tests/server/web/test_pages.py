@@ -104,10 +104,9 @@ def test_seat_view_never_shows_another_seat_hidden_cards(
         while len(state.history()) < step:
             index = len(state.history())
             apply_recorded(state, index, record.actions[index], total)
-        mine = state.observation(0)
-        visible = {card for _, cards in mine.visible_hands for card in cards}
+        known = state.observation(0).seen_cards()  # shown hands, the face-up trump drawn
         hidden = {deck.short(card) for card in state.observation(1).hand
-                  if card != HIDDEN and card not in visible}
+                  if card != HIDDEN and card not in known}
         seat_html = client.get(f"/matches/{match_id}?view=0&step={step}").text
         assert not hidden & shown_codes(seat_html), step
         for code in hidden:

@@ -40,7 +40,7 @@ POLICIES = {"heuristic": "heuristic", "random": "random", "<b>&x": "random",
             "[bold]*z|$": "random"}
 """The league's bots: names that HTML, Markdown, rich markup and mathtext would each misread."""
 
-GAMES = (("briscola", 2, 5), ("briscola-chiamata", 5, 2))
+GAMES = (("briscola", 2, 8), ("briscola-chiamata", 5, 2))
 """Game, seats and deals: two seats, and five for four bots (some bots fill several seats)."""
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -260,4 +260,3 @@ def cards_outside(taken: i64, size: int) -> tuple[int, ...]:
         card += 1
     left.extend(ids[start:size])
     return tuple(left)
-

@@ -2,9 +2,8 @@
 
 Deals are shuffled by ``shuffled_deck`` with xoshiro128** seeded from the match seed and the
 deal number; other chance (a dead hand's plays) comes from ``Rng``, SplitMix64 with rejection
-sampling. Both are
-fixed, documented algorithms, so the same seed gives the same game on every machine, Python
-version and process (no ``hash()``, no global ``random``).
+sampling. Both are fixed, documented algorithms, so the same seed gives the same game on every
+machine, Python version and process (no ``hash()``, no global ``random``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,19 @@ def rotl(x: int, k: int) -> int:
     return (x << k | x >> (32 - k)) & M32
 
 
+def xoshiro_next(s: list[int]) -> int:
+    """xoshiro128**'s next output; advances the four words of ``s`` in place."""
+    output = rotl(s[1] * 5 & M32, 7) * 9 & M32
+    shifted = s[1] << 9 & M32
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= shifted
+    s[3] = rotl(s[3], 11)
+    return output
+
+
 def documented_shuffle(size: int, seed: int, deal: int, table: int) -> list[int]:
     """The shuffle as its docstring states it, written out plainly."""
     inputs = (seed & M32, seed >> 32 & M32, deal, table)
@@ -35,15 +48,7 @@ def documented_shuffle(size: int, seed: int, deal: int, table: int) -> list[int]
     s = state if any(state) else [0, 0, 0, 1]
     order = list(range(size))
     for top in range(size - 1, 0, -1):
-        x = rotl(s[1] * 5 & M32, 7) * 9 & M32
-        shifted = s[1] << 9 & M32
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= shifted
-        s[3] = rotl(s[3], 11)
-        pick = x * (top + 1) >> 32
+        pick = xoshiro_next(s) * (top + 1) >> 32
         order[top], order[pick] = order[pick], order[top]
     return order
 
@@ -52,17 +57,7 @@ def test_the_generator_matches_xoshiro128starstar() -> None:
     """The plain statement's generator gives the reference C code's first outputs from the
     state (1, 2, 3, 4)."""
     s = [1, 2, 3, 4]
-    outputs = []
-    for _ in range(4):
-        outputs.append(rotl(s[1] * 5 & M32, 7) * 9 & M32)
-        shifted = s[1] << 9 & M32
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= shifted
-        s[3] = rotl(s[3], 11)
-    assert outputs == [11520, 0, 5927040, 70819200]
+    assert [xoshiro_next(s) for _ in range(4)] == [11520, 0, 5927040, 70819200]
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 40, 52, 80, 120])

@@ -99,18 +99,28 @@ def test_table_and_json_output(report: dict[str, Any],
     assert json.loads(capsys.readouterr().out) == report
 
 
-def test_scripted_run_keeps_each_seats_stream() -> None:
-    """The arena-side run plays the script; each deal and seat gets MatchStart, then requests."""
+def test_scripted_run_logs_each_deals_messages_in_the_order_of_play() -> None:
+    """The arena-side run plays the script; each deal logs every entrant's MatchStart, then
+    each request with the entrant it went to (rotated one seat per deal), in the order of
+    play."""
     game = load_game("briscola", 2)
+    script = random_script(game, 3)
     sample = asyncio.run(measure_overhead(game, 3))
-    assert sample.decisions == 2 * len(random_script(game, 3)) == 2 * BRISCOLA_DECISIONS
+    assert sample.decisions == 2 * len(script) == 2 * BRISCOLA_DECISIONS
     assert sample.us_per_decision > 0
-    assert len(sample.streams) == 4
-    kinds = [[pb.PlayRequest.FromString(message).WhichOneof("message") for message in stream]
-             for stream in sample.streams]
-    assert all(stream[0] == "match_start" for stream in kinds)
-    assert all(set(stream[1:]) == {"decision_request"} for stream in kinds)
-    assert sum(len(stream) - 1 for stream in kinds) == sample.decisions
+    assert len(sample.deals) == 2
+    for rotation, deal in enumerate(sample.deals):
+        assert sorted(deal.starts) == [0, 1]
+        assert all(pb.PlayRequest.FromString(start).WhichOneof("message") == "match_start"
+                   for start in deal.starts.values())
+        state = game.new_initial_state(3)
+        for (entrant, payload), action in zip(deal.turns, script, strict=True):
+            request = pb.PlayRequest.FromString(payload)
+            assert request.WhichOneof("message") == "decision_request"
+            seat = state.current_player()
+            assert request.decision_request.observation.seat == seat
+            assert entrant == (seat - rotation) % 2
+            state.apply_action(action)
     assert len(sample.request_sizes) == sample.decisions
 
 

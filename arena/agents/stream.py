@@ -3,9 +3,17 @@
 Reads never run under a deadline of their own (cancelling a gRPC read cancels the whole
 call): the reader task hands every response, then the end of the stream, to the waiting
 receiver or else keeps it in a buffer, and waiting for an answer is waiting on a future that
-a timer resolves to None at the deadline. A response that comes after its deadline stays in
-the buffer for the next receive. Responses stay raw bytes so that a message that does not
-parse is the bot's fault, not a broken stream.
+the stream's timer resolves to None at the deadline. A response that comes after its deadline
+stays in the buffer for the next receive. Having handed a response to a receiver, the reader
+lets it run before it asks gRPC for the next one, so an answer reaches the runner without
+waiting for that. Responses stay raw bytes so that a message that does
+not parse is the bot's fault, not a broken stream.
+
+The timer is lazy: an answer does not cancel it, and a later receive only moves the deadline
+it checks (or sets it again, for an earlier deadline). When it fires before the current
+deadline it sets itself again for that deadline,
+so a bot that answers in less than a decision's limit costs about one timer per limit, not a
+timer per decision (scheduling and cancelling one is a good part of a fast round trip).
 """
 
 from __future__ import annotations
@@ -44,12 +52,6 @@ class StreamEnd:
 def _identity(data: bytes) -> bytes:
     """Requests are serialized before they are queued."""
     return data
-
-
-def _expire(waiter: asyncio.Future[bytes | StreamEnd | None]) -> None:
-    """Resolve a receiver's future to None at its deadline, unless an item came first."""
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class _Outbox:
@@ -103,13 +105,17 @@ class PlayStream:
                                        response_deserializer=None)
         self._call = method(self._requests)
         self.ended: StreamEnd | None = None
+        self._deadline = 0.0
+        """When the current receive gives up (the event loop's clock)."""
+        self._timer: asyncio.TimerHandle | None = None
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         """Hand over every response, then the end of the stream."""
         try:
             async for raw in self._call:
-                self._deliver(raw)
+                if self._deliver(raw):
+                    await asyncio.sleep(0)  # the receiver first, the next read after it
             end = StreamEnd(grpc.StatusCode.OK, "")
         except grpc.aio.AioRpcError as error:
             end = StreamEnd(error.code(), error.details() or "")
@@ -118,13 +124,14 @@ class PlayStream:
         self.ended = end
         self._deliver(end)
 
-    def _deliver(self, item: bytes | StreamEnd) -> None:
-        """Give ``item`` to the waiting receiver, or keep it for the next one."""
+    def _deliver(self, item: bytes | StreamEnd) -> bool:
+        """Give ``item`` to the waiting receiver (True), or keep it for the next one."""
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(item)
-        else:
-            self._responses.append(item)
+            return True
+        self._responses.append(item)
+        return False
 
     def send(self, payload: bytes) -> None:
         """Queue a serialized PlayRequest."""
@@ -143,13 +150,29 @@ class PlayStream:
         if self._waiter is not None:
             raise RuntimeError("the stream is already being received from")
         loop = asyncio.get_running_loop()
+        deadline = self._deadline = loop.time() + timeout_s
+        timer = self._timer
+        if timer is None or timer.when() > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(deadline, self._on_timer)
         waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(timeout_s, _expire, waiter)
         try:
             return await waiter
         finally:
-            timer.cancel()
             self._waiter = None
+
+    def _on_timer(self) -> None:
+        """At the current deadline, resolve a waiting receiver to None; before it, wait on."""
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._deadline:
+            waiter.set_result(None)
+        else:
+            self._timer = loop.call_at(self._deadline, self._on_timer)
 
     async def close(self, grace_s: float) -> None:
         """Half-close, give the bot ``grace_s`` seconds to end its side, then cancel."""
@@ -158,6 +181,9 @@ class PlayStream:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._reader), grace_s)
         self._call.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if not self._reader.done():
             self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -5,8 +5,9 @@ DecisionRequest (observation, encoding) and the MatchEnd as for a bot, and the a
 each request at once with the serialized Decision of a random playout chosen beforehand,
 which the runner parses, checks, applies and records as any answer. The thread's CPU time of
 the whole run divided by its decisions is the arena-side cost of a decision, without any
-wait for a bot. The messages are kept, as each seat's Play stream of each deal (MatchStart,
-then the seat's requests): baselines send the same bytes.
+wait for a bot. The messages are kept for the baselines, which send the same bytes in the same
+order to the same number of processes: per deal, each entrant's MatchStart, then every request
+with the entrant it went to, in the order of play.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agents import Agent, DealEnd, DealSetup, Reply, Turn
@@ -47,17 +48,41 @@ def decision_bytes(script: Sequence[int]) -> list[bytes]:
             .SerializeToString() for index, action in enumerate(script)]
 
 
+@dataclass
+class DealMessages:
+    """What the runner sent in one deal: each entrant's MatchStart, then every request."""
+
+    starts: dict[int, bytes] = field(default_factory=dict)
+    """Each entrant's MatchStart, by entrant (the agent's index in the set)."""
+    turns: list[tuple[int, bytes]] = field(default_factory=list)
+    """Every DecisionRequest with the entrant it went to, in the order of play."""
+
+
+class MessageLog:
+    """The messages of a duplicate set, by deal; the scripted agents write to it."""
+
+    def __init__(self) -> None:
+        """No deal yet."""
+        self.deals: dict[str, DealMessages] = {}
+        self.entrants = 0
+
+    def deal(self, match_id: str) -> DealMessages:
+        """The messages of the deal ``match_id`` (a new entry the first time)."""
+        return self.deals.setdefault(match_id, DealMessages())
+
+
 class ScriptedAgent(Agent):
-    """A remote-like agent answering at once from a script; it keeps the messages it gets."""
+    """A remote-like agent answering at once from a script; it logs the messages it gets."""
 
     remote = True
 
-    def __init__(self, answers: Sequence[bytes], streams: list[list[bytes]]) -> None:
-        """Answer request ``i`` with ``answers[i - 1]``; add each deal's messages to
-        ``streams``."""
+    def __init__(self, answers: Sequence[bytes], log: MessageLog) -> None:
+        """Answer request ``i`` with ``answers[i - 1]``; log each deal's messages."""
         self.answers = answers
-        self.streams = streams
-        self.stream: list[bytes] = []
+        self.log = log
+        self.entrant = log.entrants
+        log.entrants += 1
+        self.messages = DealMessages()
 
     @property
     def label(self) -> str:
@@ -69,13 +94,13 @@ class ScriptedAgent(Agent):
         return {"kind": "scripted"}
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Build the MatchStart as for a bot; it starts the seat's stream of this deal."""
-        self.stream = [setup.start_payload()]
-        self.streams.append(self.stream)
+        """Build the MatchStart as for a bot and log it."""
+        self.messages = self.log.deal(setup.match_id)
+        self.messages.starts[self.entrant] = setup.start_payload()
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
         """The scripted answer, parsed as a bot's would be."""
-        self.stream.append(turn.payload())
+        self.messages.turns.append((self.entrant, turn.payload()))
         return parse_reply(self.answers[turn.request_id - 1])
 
     async def close(self, end: DealEnd) -> None:
@@ -85,10 +110,10 @@ class ScriptedAgent(Agent):
 
 @dataclass(frozen=True)
 class ScriptedSeat:
-    """A seat spec making scripted agents that share one script and one list of streams."""
+    """A seat spec making scripted agents that share one script and one message log."""
 
     answers: Sequence[bytes]
-    streams: list[list[bytes]]
+    log: MessageLog
 
     @property
     def label(self) -> str:
@@ -99,8 +124,8 @@ class ScriptedSeat:
         """Any game."""
 
     def create_agent(self) -> ScriptedAgent:
-        """A scripted agent."""
-        return ScriptedAgent(self.answers, self.streams)
+        """A scripted agent, the next entrant of the log."""
+        return ScriptedAgent(self.answers, self.log)
 
 
 @dataclass(frozen=True)
@@ -109,13 +134,13 @@ class OverheadSample:
 
     decisions: int
     cpu_ns: int
-    streams: list[list[bytes]]
-    """Each seat's Play stream of each deal: its MatchStart, then its DecisionRequests."""
+    deals: list[DealMessages]
+    """Each deal's messages, in the order of play."""
 
     @property
     def request_sizes(self) -> list[int]:
         """The size in bytes of every DecisionRequest."""
-        return [len(request) for stream in self.streams for request in stream[1:]]
+        return [len(request) for deal in self.deals for _, request in deal.turns]
 
     @property
     def us_per_decision(self) -> float:
@@ -136,12 +161,12 @@ def check_clean(result: DuplicateResult, what: str) -> None:
 async def measure_overhead(game: Game, seed: int) -> OverheadSample:
     """Play a duplicate set of deal ``seed`` with scripted agents at every seat; time it."""
     answers = decision_bytes(random_script(game, seed))
-    streams: list[list[bytes]] = []
-    seat = ScriptedSeat(answers, streams)
+    log = MessageLog()
+    seat = ScriptedSeat(answers, log)
     clock = time.thread_time_ns
     start = clock()
     result = await run_duplicate_async(game, seed, [seat] * game.num_players)
     cpu_ns = max(clock() - start, 1)
     check_clean(result, "a scripted duplicate set")
     decisions = sum(len(record.actions) for record in result.records)
-    return OverheadSample(decisions, cpu_ns, streams)
+    return OverheadSample(decisions, cpu_ns, list(log.deals.values()))

@@ -2,11 +2,15 @@
 
 The server (``python -m arena.bench.pingpong ADDRESS``, run as a process of its own) is the
 stock generated AgentService on a stock gRPC server, as a Python bot's would be, and answers
-every message of a Play stream at once with the same small Decision. The client writes
-pre-serialized PlayRequests on Play streams and reads each answer before it writes the next,
-timing every round trip; it uses the same asyncio gRPC stack and channel options as the arena,
-without the arena's queues, deadlines and checks. Pointed at a real bot, the same client
-times the bot's side alone.
+every message of a Play stream at once with the same small Decision. The client replays the
+messages of a duplicate set as the arena sent them: one process per entrant (a server each,
+as each bot is a process of its own), each deal's MatchStarts, then every request to its
+entrant's stream in the order of play, reading each answer before it writes the next and
+timing every round trip. Going from one process to the next costs a round trip far more than
+talking to the same one again (the other process must wake up), so the baseline visits the
+processes as a match does. It uses the same asyncio gRPC stack and channel options as the
+arena, without the arena's queues, deadlines and checks. Pointed at real bots, the same client
+times the bots' side alone.
 """
 
 from __future__ import annotations
@@ -20,19 +24,20 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent import futures
 from pathlib import Path
+from typing import Any
 
 import grpc
 
 from arena.agents.process import MAX_MESSAGE_BYTES, channel_options, listening_or_exited
 from arena.agents.stream import PLAY_METHOD
 from arena.bench.errors import BenchError
+from arena.bench.overhead import DealMessages
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
 
 REPLY = pb.PlayResponse(decision=pb.Decision(request_id=1, action_id=1))
 """The server's one answer, as large as a Decision of a small bot without debug text."""
 
-SOCKET_NAME = "pingpong.sock"
 STOP_GRACE_S = 2.0
 """Seconds the server gets to exit after SIGTERM before SIGKILL."""
 
@@ -67,92 +72,126 @@ def _identity(data: bytes) -> bytes:
 
 
 class LockStepClient:
-    """Plays Play streams of pre-serialized requests in lock step, timing each round trip."""
+    """Replays the messages of duplicate sets in lock step, one channel per entrant, timing each
+    round trip."""
 
-    def __init__(self, address: str) -> None:
-        """Talk to ``address`` (a ``unix:`` target); nothing connects before ``connect``."""
-        self.address = address
-        self.channel: grpc.aio.Channel | None = None
+    def __init__(self, addresses: Sequence[str]) -> None:
+        """Talk to entrant ``i`` at ``addresses[i]`` (``unix:`` targets); nothing connects
+        before ``connect``."""
+        self.addresses = list(addresses)
+        self.channels: list[grpc.aio.Channel] = []
 
     async def connect(self) -> None:
-        """Open the channel and wait until the server listens (no deadline of its own)."""
-        self.channel = grpc.aio.insecure_channel(self.address,
-                                                 options=channel_options(MAX_MESSAGE_BYTES))
-        await self.channel.channel_ready()
+        """Open the channels and wait until every server listens (no deadline of its own)."""
+        self.channels = [grpc.aio.insecure_channel(address,
+                                                   options=channel_options(MAX_MESSAGE_BYTES))
+                         for address in self.addresses]
+        await asyncio.gather(*(channel.channel_ready() for channel in self.channels))
 
-    async def play(self, streams: Sequence[Sequence[bytes]]) -> list[int]:
-        """One Play stream per item: its first message untimed (a MatchStart), then each
-        request and its answer timed; every timed round trip in µs."""
-        if self.channel is None:
+    async def play(self, deals: Sequence[DealMessages]) -> list[int]:
+        """Each deal as the arena played it: a Play stream per entrant with its MatchStart
+        (untimed), then every request on its entrant's stream, timed; the round trips in µs."""
+        if not self.channels:
             raise RuntimeError("lock-step client used before connect")
-        method = self.channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
-                                            response_deserializer=None)
-        clock = time.perf_counter_ns
-        times = []
-        for messages in streams:
-            call = method()
+        methods = [channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
+                                         response_deserializer=None)
+                   for channel in self.channels]
+        times: list[int] = []
+        for deal in deals:
+            calls = {entrant: methods[entrant]() for entrant in deal.starts}
             try:
-                for index, payload in enumerate(messages):
-                    start = clock()
-                    await call.write(payload)
-                    reply = await call.read()
-                    if index:
-                        times.append((clock() - start) // 1000)
-                    if reply is grpc.aio.EOF:
-                        raise BenchError(f"the server at {self.address} ended a stream early")
-                await call.done_writing()
-                code = await call.code()
-                if code != grpc.StatusCode.OK:
-                    raise BenchError(f"the server at {self.address} ended a stream with "
-                                     f"{code.name}")
+                for entrant, start in deal.starts.items():
+                    await self._round_trip(calls[entrant], start, entrant)
+                clock = time.perf_counter_ns
+                for entrant, payload in deal.turns:
+                    began = clock()
+                    await self._round_trip(calls[entrant], payload, entrant)
+                    times.append((clock() - began) // 1000)
+                for entrant, call in calls.items():
+                    await call.done_writing()
+                    code = await call.code()
+                    if code != grpc.StatusCode.OK:
+                        raise BenchError(f"the server at {self.addresses[entrant]} ended a "
+                                         f"stream with {code.name}")
             finally:
-                call.cancel()
+                for call in calls.values():
+                    call.cancel()
         return times
 
+    async def _round_trip(self, call: Any, payload: bytes, entrant: int) -> None:
+        """Write one request and read its answer."""
+        await call.write(payload)
+        if await call.read() is grpc.aio.EOF:
+            raise BenchError(f"the server at {self.addresses[entrant]} ended a stream early")
+
     async def close(self) -> None:
-        """Close the channel."""
-        if self.channel is not None:
-            await self.channel.close()
-            self.channel = None
+        """Close the channels."""
+        channels, self.channels = self.channels, []
+        for channel in channels:
+            await channel.close()
 
 
-class PingPongProcess:
-    """The ping-pong server as a child process on a Unix socket, with a client for it."""
+async def _listening(address: str) -> None:
+    """Return once a server listens at ``address``."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        await channel.channel_ready()
 
-    def __init__(self, folder: Path) -> None:
-        """Listen in ``folder`` (a short path: Unix socket paths are limited)."""
-        self.client = LockStepClient(f"unix:{folder / SOCKET_NAME}")
-        self.process: asyncio.subprocess.Process | None = None
+
+class PingPongServers:
+    """Ping-pong servers as child processes on Unix sockets, one per entrant, with a client
+    for them."""
+
+    def __init__(self, folder: Path, count: int) -> None:
+        """``count`` servers listening in ``folder`` (a short path: Unix socket paths are
+        limited)."""
+        self.client = LockStepClient([f"unix:{folder / f'pingpong-{index}.sock'}"
+                                      for index in range(count)])
+        self.processes: list[asyncio.subprocess.Process] = []
 
     async def start(self, startup_s: float) -> None:
-        """Start the server and wait until it listens, at most ``startup_s`` seconds."""
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "arena.bench.pingpong", self.client.address,
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True)
-        outcome = await listening_or_exited(self.client.connect(), self.process, startup_s)
+        """Start the servers and wait until each listens, at most ``startup_s`` seconds."""
+        for address in self.client.addresses:
+            self.processes.append(await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "arena.bench.pingpong", address,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True))
+        await asyncio.gather(*(self._wait_listening(process, address, startup_s) for
+                               process, address in zip(self.processes, self.client.addresses,
+                                                       strict=True)))
+        await self.client.connect()
+
+    @staticmethod
+    async def _wait_listening(process: asyncio.subprocess.Process, address: str,
+                              startup_s: float) -> None:
+        """Return when the server listens; ``BenchError`` with its output if it does not."""
+        outcome = await listening_or_exited(_listening(address), process, startup_s)
         if outcome == "listening":
             return
         error = b""
-        if outcome == "exited" and self.process.stderr is not None:
-            error = await self.process.stderr.read()
+        if outcome == "exited" and process.stderr is not None:
+            error = await process.stderr.read()
         text = " ".join(error.decode(errors="replace").split())
         raise BenchError("the raw gRPC ping-pong server did not listen within "
                          f"{startup_s:g} s" + (f": {text}" if text else ""))
 
     async def stop(self) -> None:
-        """Close the client and stop the server (SIGTERM, then SIGKILL)."""
+        """Close the client and stop the servers (SIGTERM, then SIGKILL)."""
         await self.client.close()
-        process = self.process
-        if process is None or process.returncode is not None:
-            return
-        process.terminate()
-        try:
-            await asyncio.wait_for(process.wait(), STOP_GRACE_S)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+        processes, self.processes = self.processes, []
+        await asyncio.gather(*(_stop(process) for process in processes))
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """Stop a server process: SIGTERM, then SIGKILL after a grace period."""
+    if process.returncode is not None:
+        return
+    process.terminate()
+    try:
+        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
 
 
 if __name__ == "__main__":

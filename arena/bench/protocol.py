@@ -8,12 +8,13 @@ of them alike:
   wait for a bot: the observation, its encoding, reading and checking the answer, applying
   it and recording it, and each deal's MatchStart, MatchEnd and record spread over its
   decisions (moving the bytes over gRPC is left to the round trips);
-- raw: the messages of that set, as serialized bytes (each seat's Play stream of each deal),
-  sent in lock step to a bare gRPC server process that answers each with the same Decision
-  (``pingpong``);
-- bot alone: the same streams, sent by the same lock-step client to the bot process itself, so
-  that the gap between raw and arena splits into the bot's share (its SDK and its choice) and
-  the arena's share;
+- raw: the messages of that set, as serialized bytes, sent in lock step in the order of play to
+  bare gRPC server processes that answer each with the same Decision, one process per
+  entrant as in the match (``pingpong``): each deal's MatchStarts, then every request on its
+  entrant's stream;
+- bot alone: the same messages, sent by the same lock-step client to the bot processes
+  themselves, so that the gap between raw and arena splits into the bots' share (their SDK and
+  their choice) and the arena's share;
 - arena: the runner plays the same deal as a duplicate set with the random sample bot (a real
   process, over a Unix socket) at every seat; the round trip of a decision is the time the
   runner records for it (from sending the request to having the answer).
@@ -52,7 +53,7 @@ from arena.agents import BotConfigError, BotManifest
 from arena.bench.errors import BenchError
 from arena.bench.launched import LaunchedSeat, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
-from arena.bench.pingpong import LockStepClient, PingPongProcess
+from arena.bench.pingpong import LockStepClient, PingPongServers
 from arena.bench.stats import goal_mark, percentile
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
@@ -136,13 +137,13 @@ class _Latency:
         self.bot_medians: list[float] = []
 
 
-async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPongProcess,
+async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPongServers,
                  direct: LockStepClient, latency: _Latency | None) -> None:
     """One round on deal ``seed``: arena side, raw, bot alone and arena; kept unless a
     warm-up."""
     overhead = await measure_overhead(game, seed)
-    raw_us = await raw.client.play(overhead.streams)
-    bot_us = await direct.play(overhead.streams)
+    raw_us = await raw.client.play(overhead.deals)
+    bot_us = await direct.play(overhead.deals)
     result = await run_duplicate_async(game, seed, seats)
     check_clean(result, "a duplicate set with the bot")
     arena_us = _times(result.records)
@@ -207,12 +208,12 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
     throughput = []
     seeds = itertools.count(rounds + 1)
     with temp_root() as root:
-        raw = PingPongProcess(root)
+        raw = PingPongServers(root, players)
         try:
             progress("starting the raw server and the bots")
             await raw.start(STARTUP_S)
             async with launched_bots(manifest, root, players, STARTUP_S) as first:
-                direct = LockStepClient(first[0].address)
+                direct = LockStepClient([seat.address for seat in first])
                 try:
                     await direct.connect()
                     progress("warming up")

@@ -118,3 +118,24 @@ def test_requests_go_out_in_order_until_the_half_close() -> None:
         await stream.close(1)
 
     asyncio.run(scenario())
+
+
+def test_an_answered_receive_leaves_no_stale_deadline() -> None:
+    """The timer outlives an answer: a later, longer wait is not cut at the earlier deadline,
+    and a later, shorter one still ends at its own."""
+    async def scenario() -> None:
+        """Answer at once; answer after the first deadline; never answer."""
+        channel = _Channel()
+        stream = PlayStream(channel)  # type: ignore[arg-type]
+        call = channel.call
+        assert call is not None
+        loop = asyncio.get_running_loop()
+        call.responses.put_nowait(b"at once")
+        assert await stream.receive(0.05) == b"at once"
+        loop.call_later(0.2, call.responses.put_nowait, b"after the first deadline")
+        assert await stream.receive(10) == b"after the first deadline"
+        assert await asyncio.wait_for(stream.receive(0.05), 5) is None
+        call.responses.put_nowait(None)
+        await stream.close(1)
+
+    asyncio.run(scenario())

@@ -48,6 +48,7 @@ from arena.games.api import (
     DealInput,
     EventKind,
     Game,
+    LogEntry,
     Observation,
     State,
     play_entries,
@@ -92,6 +93,8 @@ _HAND_END: Final = EventKind.HAND_END
 _SCORE: Final = EventKind.SCORE
 _MATCH_END: Final = EventKind.MATCH_END
 TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
+_SEAT_BIT: Final = (1, 2, 4, 8)
+"""``1 << seat`` for each seat (a log entry's viewers)."""
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
 _PRIVATE_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
 _TRUMP_ENTRY: Final = tuple(
@@ -102,6 +105,11 @@ _DECLARE_ENTRY: Final = tuple(
     tuple((_DECLARE, seat, (), (points,), ALL_SEATS) for points in range(121))
     for seat in range(4))
 """Prebuilt DECLARE log entries ``[seat][side points]``."""
+_PREBUILT_HANDS: Final = 16
+_HAND_START_ENTRY: Final = tuple(
+    tuple((_HAND_START, dealer, (), (hand,), ALL_SEATS) for dealer in range(4))
+    for hand in range(_PREBUILT_HANDS))
+"""Prebuilt HAND_START log entries ``[hand number][dealer]`` for the first hands."""
 
 
 class Phase(IntEnum):
@@ -137,6 +145,11 @@ class BriscolaGame(Game):
         self.declare_outcomes = tuple(
             (self._declare_outcome(seat, False), self._declare_outcome(seat, True))
             for seat in range(num_players))
+        self.declare_scores = tuple(
+            tuple(tuple((_SCORE, dealer, (), tuple(outcome), ALL_SEATS) for outcome in pair)
+                  for pair in self.declare_outcomes)
+            for dealer in range(num_players))
+        """The SCORE log entry of a declaration ``[dealer][declarer][claim true]``."""
 
     def _declare_outcome(self, seat: int, claim_true: bool) -> list[int]:
         """Game points when ``seat`` declares 31 truly or falsely."""
@@ -181,16 +194,15 @@ class BriscolaState(State[BriscolaGame]):
         game = self.game
         n = game.num_players
         order = self._next_deal()
-        if game.removed:
-            order = [card for card in order if card not in game.removed]
+        for card in game.removed:
+            order.remove(card)
         dealer = self._dealer
         first = (dealer + 1) % n
         # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
-        hands: list[list[int]] = [[] for _ in range(n)]
-        for index in range(n):
-            hand = order[index:3 * n:n]
-            hand.sort()
-            hands[(first + index) % n] = hand
+        hands = []
+        for seat in range(n):
+            index = (seat - first) % n
+            hands.append(_sorted_three(order[index], order[index + n], order[index + 2 * n]))
         self._hands = hands
         trump_card = self._trump_card = order[3 * n]
         self._trump = SUIT[trump_card]
@@ -204,18 +216,23 @@ class BriscolaState(State[BriscolaGame]):
         self._current = first
         self._phase = _PLAYING
         log = self._log
-        log.append((_HAND_START, dealer, (), (self._hand_number,), ALL_SEATS))
-        log.extend([(_DEAL, seat, tuple(hands[seat]), (), 1 << seat) for seat in range(n)])
+        hand_number = self._hand_number
+        log.append(_HAND_START_ENTRY[hand_number][dealer] if hand_number < _PREBUILT_HANDS
+                   else (_HAND_START, dealer, (), (hand_number,), ALL_SEATS))
+        for seat in range(n):
+            log.append((_DEAL, seat, tuple(hands[seat]), (), _SEAT_BIT[seat]))
         log.append(_TRUMP_ENTRY[dealer][trump_card])
 
-    def _end_hand(self, outcome: list[int]) -> None:
-        """Score the hand, then deal the next one or end the match."""
+    def _end_hand(self, outcome: list[int], score: LogEntry | None = None) -> None:
+        """Score the hand (``score``: its SCORE entry, when prebuilt), then deal the next one
+        or end the match."""
         game = self.game
         dealer = self._dealer
         log = self._log
         log.append((_HAND_END, dealer, cards_outside(self._won, ITALIAN_40.size),
                     tuple(self._points), ALL_SEATS))
-        log.append((_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
+        log.append(score if score is not None
+                   else (_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
         returns = self._returns
         for seat, value in enumerate(outcome):
             returns[seat] += value
@@ -279,7 +296,10 @@ class BriscolaState(State[BriscolaGame]):
         seat = self._current
         side = self.side_points(seat)
         self._log.append(_DECLARE_ENTRY[seat][side])
-        self._end_hand(self.game.declare_outcomes[seat][side >= DECLARE_TARGET])
+        game = self.game
+        claim_true = side >= DECLARE_TARGET
+        self._end_hand(game.declare_outcomes[seat][claim_true],
+                       game.declare_scores[self._dealer][seat][claim_true])
 
     def _apply_swap(self) -> None:
         """Exchange the 7 (or 2) of trump in hand with the face-up card."""
@@ -425,6 +445,17 @@ _COMMON = (
     Param("trump_swap", "none", "the holder of this card of trump may swap it for the face-up "
           "trump", choices=("none", "seven", "two")),
 )
+
+
+def _sorted_three(a: int, b: int, c: int) -> list[int]:
+    """Three cards in ascending order."""
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+        if a > b:
+            a, b = b, a
+    return [a, b, c]
 
 
 def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:

@@ -113,6 +113,22 @@ def test_three_player_fixes(players: int, fix: str, tricks: int, unplayed: int) 
         assert end.cards == (trump,)
 
 
+def test_the_2_of_bastoni_is_set_aside_before_the_shuffle_and_recorded_last() -> None:
+    """Three seats with the 2 of bastoni removed: the recorded order lists it last; injected
+    back (where it is last, or anywhere else) it deals the same hands."""
+    game = load_game("briscola", 3)
+    for seed in range(20):
+        state = game.new_initial_state(seed)
+        order = state.deals()[0]
+        assert sorted(order) == list(range(40)) and order[-1] == C("2B")
+        again = game.new_initial_state(seed, deal=list(order))
+        moved = [C("2B"), *order[:-1]]
+        elsewhere = game.new_initial_state(seed, deal=moved)
+        for other in (again, elsewhere):
+            assert other.observation(0) == state.observation(0)
+            assert other.full_events() == state.full_events()
+
+
 def finish(state: State) -> None:
     """Play the lowest legal card until the match ends."""
     while not state.is_terminal():

@@ -466,15 +466,20 @@ class State(ABC, Generic[GameT]):
     def _apply(self, action: int) -> None:
         """Apply a legal action (dispatches on the phase)."""
 
-    def _next_deal(self) -> list[int]:
-        """The card order of the next deal: injected if given, else from the seed."""
+    def _next_deal(self, set_aside: tuple[int, ...] = ()) -> list[int]:
+        """The card order of the next deal, without the cards ``set_aside``: injected if given
+        (the cards set aside are taken out of it), else from the seed (shuffled without
+        them; the deal's record lists them last)."""
         index = self._deal_count
         self._deal_count += 1
         if index < len(self._injected):
             order = list(self._injected[index])
-        else:
-            order = shuffled_deck(self.game.deck.size, self._seed, index)
-        self._deals.append(tuple(order))
+            self._deals.append(tuple(order))
+            for card in set_aside:
+                order.remove(card)
+            return order
+        order = shuffled_deck(self.game.deck.size, self._seed, index, 0, set_aside)
+        self._deals.append(tuple(order) + set_aside if set_aside else tuple(order))
         return order
 
     def _illegal_message(self, action: int, legal: list[int]) -> str:

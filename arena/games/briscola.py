@@ -7,8 +7,9 @@ Rules summary:
 - The dealer's right leads; the trick winner leads next. No obligation to follow suit or trump.
   The highest trump wins, else the highest card of the led suit.
 - After each trick every player draws one card, the winner first.
-- 3 seats: the 2 of bastoni is removed before the shuffle (``three_player_fix=remove_2_bastoni``)
-  or the last card of the stock stays on the table (``leave_last_card``).
+- 3 seats: the 2 of bastoni is removed before the shuffle (``three_player_fix=remove_2_bastoni``;
+  the deal's recorded order lists it last, and an injected order has it taken out wherever
+  it is) or the last card of the stock stays on the table (``leave_last_card``).
 - 4 seats: fixed pairs, partners opposite (seats 0+2 against 1+3).
   ``show_partner_hand_when_stock_empty`` shows each partner's hand once the stock is empty.
 - ``trump_swap``: the holder of the 7 (or 2) of trump may, at their turn while the stock still
@@ -193,9 +194,7 @@ class BriscolaState(State[BriscolaGame]):
         """Shuffle (or take the injected order), deal 3 each, turn up the trump."""
         game = self.game
         n = game.num_players
-        order = self._next_deal()
-        for card in game.removed:
-            order.remove(card)
+        order = self._next_deal(game.removed)
         dealer = self._dealer
         first = (dealer + 1) % n
         # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
@@ -466,7 +465,7 @@ def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:
 SPECS = (
     GameSpec(
         id="briscola", title="Briscola", section="1.2", seats=(2, 3, 4), params=_COMMON,
-        factory=_make,
+        factory=_make, rules_version="3",
         summary="3 cards each, face-up trump, no obligation to follow; 61 of 120 wins",
         extra_configurations=(
             (3, (("three_player_fix", "leave_last_card"),)),
@@ -477,7 +476,7 @@ SPECS = (
     ),
     GameSpec(
         id="briscola-31", title="Briscola a 31", section="1.3", seats=(2, 3, 4), params=_COMMON,
-        factory=_make,
+        factory=_make, rules_version="3",
         summary="Briscola where the first to declare 31 card points wins; a false claim loses",
         extra_configurations=((4, (("hands", 3),)),),
     ),

@@ -75,10 +75,14 @@ CHAIN_STARTS: Final[tuple[int, ...]] = (0x9E3779B9, 0x7F4A7C15, 0xF39CC060, 0x5C
 _IDENTITY: Final[dict[int, list[object]]] = {}
 """Per deck size, the cards in id order: a shuffle starts from a copy. Held as objects, the
 compiled swaps move references without unboxing and boxing each card id."""
+_KEPT: Final[dict[tuple[int, tuple[int, ...]], list[object]]] = {}
+"""Per deck size and cards set aside, the other cards in id order."""
 
 
-def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
-    """The cards 0..size-1 in the order of deal ``deal`` (at ``table``) of a match ``seed``.
+def shuffled_deck(size: int, seed: int, deal: int, table: int = 0,
+                  set_aside: tuple[int, ...] = ()) -> list[int]:
+    """The cards 0..size-1 in the order of deal ``deal`` (at ``table``) of a match ``seed``;
+    cards ``set_aside`` are taken out before the shuffle (the others keep their id order).
 
     The seed's two 32-bit halves, the deal and the table are mixed into the four 32-bit words
     of an xoshiro128** generator: word j is ``f(f(f(f(C[j] ^ s0) ^ s1) ^ deal) ^ table)`` with
@@ -97,11 +101,8 @@ def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
     d = _chain(CHAIN_STARTS[3], low, high, deal_word, table_word)
     if not a | b | c | d:
         d = 1  # xoshiro's one forbidden state
-    identity = _IDENTITY.get(size)
-    if identity is None:
-        identity = _IDENTITY[size] = list(range(size))
-    order = identity[:]
-    top: i64 = size - 1
+    order = _cards_in_order(size, set_aside)[:]
+    top: i64 = len(order) - 1
     while top > 0:
         x: i64 = b * 5 & _M32
         x = ((x << 7 | x >> 25) & _M32) * 9 & _M32
@@ -118,6 +119,20 @@ def shuffled_deck(size: int, seed: int, deal: int, table: int = 0) -> list[int]:
         order[pick] = card
         top -= 1
     return cast(list[int], order)
+
+
+def _cards_in_order(size: int, set_aside: tuple[int, ...]) -> list[object]:
+    """The cards 0..size-1 but ``set_aside``, in id order (kept for the next shuffles)."""
+    if set_aside:
+        key = (size, set_aside)
+        kept = _KEPT.get(key)
+        if kept is None:
+            kept = _KEPT[key] = [card for card in range(size) if card not in set_aside]
+        return kept
+    identity = _IDENTITY.get(size)
+    if identity is None:
+        identity = _IDENTITY[size] = list(range(size))
+    return identity
 
 
 def _chain(start: i64, low: i64, high: i64, deal: i64, table: i64) -> i64:

@@ -36,7 +36,8 @@ def xoshiro_next(s: list[int]) -> int:
     return output
 
 
-def documented_shuffle(size: int, seed: int, deal: int, table: int) -> list[int]:
+def documented_shuffle(size: int, seed: int, deal: int, table: int,
+                       set_aside: tuple[int, ...] = ()) -> list[int]:
     """The shuffle as its docstring states it, written out plainly."""
     inputs = (seed & M32, seed >> 32 & M32, deal, table)
     state = []
@@ -46,8 +47,8 @@ def documented_shuffle(size: int, seed: int, deal: int, table: int) -> list[int]
             word = fmix32(word ^ value)
         state.append(word)
     s = state if any(state) else [0, 0, 0, 1]
-    order = list(range(size))
-    for top in range(size - 1, 0, -1):
+    order = [card for card in range(size) if card not in set_aside]
+    for top in range(len(order) - 1, 0, -1):
         pick = xoshiro_next(s) * (top + 1) >> 32
         order[top], order[pick] = order[pick], order[top]
     return order
@@ -58,6 +59,17 @@ def test_the_generator_matches_xoshiro128starstar() -> None:
     state (1, 2, 3, 4)."""
     s = [1, 2, 3, 4]
     assert [xoshiro_next(s) for _ in range(4)] == [11520, 0, 5927040, 70819200]
+
+
+@pytest.mark.parametrize("set_aside", [(), (0,), (5,), (39,), (3, 17)])
+def test_cards_set_aside_are_out_of_the_shuffle(set_aside: tuple[int, ...]) -> None:
+    """Cards set aside are taken out first; the others are shuffled as the plain statement
+    says, and the same seed gives the same order each time (the kept cards are cached)."""
+    for seed in [0, 7, 2**40 + 3]:
+        order = shuffled_deck(40, seed, 2, 0, set_aside)
+        assert order == documented_shuffle(40, seed, 2, 0, set_aside)
+        assert sorted(order) == sorted(set(range(40)) - set(set_aside))
+        assert shuffled_deck(40, seed, 2, 0, set_aside) == order
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 40, 52, 80, 120])

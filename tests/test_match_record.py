@@ -112,7 +112,7 @@ def test_json_round_trip_and_fields() -> None:
     assert data["seed"] == 7
     assert data["actions"] == list(record.actions)
     assert data["policies"] == ["heuristic", "random", "heuristic"]
-    assert data["rules_version"] == "2"
+    assert data["rules_version"] == load_game("briscola").spec.rules_version == "3"
     assert data["arena_version"]
     assert MatchRecord.from_json(record.to_json()) == record
 

@@ -13,7 +13,7 @@ class AgentFailure(Exception):
     """An agent that cannot play on: it did not start, broke its stream or broke the protocol.
 
     ``reason`` is the seat's ``ReasonCode`` and ``kind`` the fault kind the match log records
-    (``init_error``, ``crash`` or ``oversized``).
+    (``init_error``, ``crash``, ``oversized`` or ``timeout``).
     """
 
     def __init__(self, reason: int, kind: str, detail: str) -> None:
@@ -37,3 +37,8 @@ def crash(detail: str) -> AgentFailure:
 def oversized(detail: str) -> AgentFailure:
     """A bot that sent a message over the arena's size limit (the stream cannot go on)."""
     return AgentFailure(pb.REASON_CODE_INVALID, "oversized", detail)
+
+
+def stalled(detail: str) -> AgentFailure:
+    """A bot that did not take a request within its whole time (its stream was stopped)."""
+    return AgentFailure(pb.REASON_CODE_TIMEOUT, "timeout", detail)

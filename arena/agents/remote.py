@@ -17,7 +17,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
-from arena.agents.errors import AgentFailure, crash, init_error, oversized
+from arena.agents.errors import AgentFailure, crash, init_error, oversized, stalled
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.stream import PlayStream, StreamEnd, parse_reply
 from arena.protocol import PROTOCOL_VERSION
@@ -121,6 +121,8 @@ class RemoteAgent(Agent):
         """The Ready message, or an ``INIT_ERROR`` failure saying what came instead."""
         if item is None:
             raise init_error(f"no Ready within {ready_s:g} s of MatchStart")
+        if isinstance(item, StreamEnd) and item.stalled:
+            raise init_error(f"the bot did not take MatchStart within {ready_s:g} s")
         if isinstance(item, StreamEnd):
             raise await self._ended(item, init_error, "before Ready")
         try:
@@ -152,6 +154,10 @@ class RemoteAgent(Agent):
             if isinstance(item, StreamEnd):
                 self._stream = None
                 await stream.close(0)
+                if item.stalled:
+                    raise stalled(f"the bot did not take request {turn.request_id} within "
+                                  f"{timeout_s * 1000:.0f} ms (decision and bank); its stream "
+                                  "was stopped")
                 raise await self._ended(item, crash, "")
             reply = parse_reply(item)
             if not reply.malformed and reply.request_id in self._abandoned:

@@ -1,9 +1,8 @@
-"""PlayStream against a scripted call: buffered responses, deadlines and the request order."""
+"""PlayStream against a scripted call: buffered responses, deadlines, writes and stalls."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -12,35 +11,53 @@ from arena.agents.stream import PlayStream, StreamEnd
 
 
 class _ScriptedCall:
-    """A stand-in for a Play call: responses come from a queue, requests are collected."""
+    """A stand-in for a Play call: responses come from a queue, written requests are collected;
+    with ``stall`` set, a write waits until the call is cancelled."""
 
-    def __init__(self, requests: AsyncIterator[bytes]) -> None:
-        """Consume ``requests`` as gRPC would."""
+    def __init__(self) -> None:
+        """No request yet."""
         self.responses: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.sent: list[bytes] = []
         self.half_closed = asyncio.Event()
-        self._consumer = asyncio.ensure_future(self._consume(requests))
+        self.stall = False
+        self.cancelled = asyncio.Event()
 
-    async def _consume(self, requests: AsyncIterator[bytes]) -> None:
-        """Collect every request until the half-close."""
-        async for request in requests:
-            self.sent.append(request)
+    async def write(self, request: bytes) -> None:
+        """Take a request (or, stalling, wait for the cancel and fail as gRPC does)."""
+        if self.stall:
+            await self.cancelled.wait()
+            raise asyncio.CancelledError
+        self.sent.append(request)
+
+    async def done_writing(self) -> None:
+        """The half-close."""
         self.half_closed.set()
+
+    def done(self) -> bool:
+        """True once cancelled."""
+        return self.cancelled.is_set()
 
     def __aiter__(self) -> _ScriptedCall:
         """The responses."""
         return self
 
     async def __anext__(self) -> bytes:
-        """The next response; None in the queue ends the stream."""
-        item = await self.responses.get()
+        """The next response; None in the queue ends the stream, a cancel breaks it."""
+        getting = asyncio.ensure_future(self.responses.get())
+        cancelled = asyncio.ensure_future(self.cancelled.wait())
+        await asyncio.wait({getting, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        if not getting.done():
+            getting.cancel()
+            raise asyncio.CancelledError
+        cancelled.cancel()
+        item = getting.result()
         if item is None:
             raise StopAsyncIteration
         return item
 
     def cancel(self) -> bool:
-        """Stop consuming requests."""
-        self._consumer.cancel()
+        """Break the call."""
+        self.cancelled.set()
         return True
 
 
@@ -53,9 +70,9 @@ class _Channel:
 
     def stream_stream(self, method: str, **_: Any) -> Any:
         """The Play method."""
-        def start(requests: AsyncIterator[bytes]) -> _ScriptedCall:
+        def start() -> _ScriptedCall:
             """Start the call."""
-            self.call = _ScriptedCall(requests)
+            self.call = _ScriptedCall()
             return self.call
         return start
 
@@ -100,21 +117,45 @@ def test_a_cancelled_receive_loses_no_response() -> None:
 
 
 def test_requests_go_out_in_order_until_the_half_close() -> None:
-    """Requests sent before and after the call starts reading arrive in order; finish ends them."""
+    """Queued requests are written, in order, by the next receive; close writes the rest and
+    the half-close."""
     async def scenario() -> None:
-        """Send, read, send, finish."""
+        """Send two, receive, send one more, close."""
         channel = _Channel()
         stream = PlayStream(channel)  # type: ignore[arg-type]
         call = channel.call
         assert call is not None
         stream.send(b"one")
         stream.send(b"two")
-        await asyncio.sleep(0)
+        assert call.sent == []
+        call.responses.put_nowait(b"answer")
+        assert await stream.receive(5) == b"answer"
+        assert call.sent == [b"one", b"two"]
         stream.send(b"three")
-        stream.finish()
-        await asyncio.wait_for(call.half_closed.wait(), 5)
-        assert call.sent == [b"one", b"two", b"three"]
         call.responses.put_nowait(None)
+        await stream.close(1)
+        assert call.sent == [b"one", b"two", b"three"]
+        assert call.half_closed.is_set()
+
+    asyncio.run(scenario())
+
+
+def test_a_request_the_bot_does_not_take_stops_the_stream_at_the_deadline() -> None:
+    """A write still pending at the deadline cancels the call; the receive gets the end of the
+    stream marked stalled, and the stream takes nothing more."""
+    async def scenario() -> None:
+        """Stall the first write."""
+        channel = _Channel()
+        stream = PlayStream(channel)  # type: ignore[arg-type]
+        call = channel.call
+        assert call is not None
+        call.stall = True
+        stream.send(b"request")
+        end = await asyncio.wait_for(stream.receive(0.2), 5)
+        assert isinstance(end, StreamEnd) and end.stalled
+        assert end.describe() == "did not take a request in time"
+        assert call.cancelled.is_set() and call.sent == []
+        assert stream.ended == end
         await stream.close(1)
 
     asyncio.run(scenario())

@@ -73,6 +73,11 @@ CASES = [
     Case("no-ready", "INIT_ERROR", (INIT,), r"no Ready within 0\.5 s of MatchStart",
          control=TimeControl(decision_ms=200, bank_ms=1000, startup_ms=5000, ready_ms=500),
          played=False),
+    Case("shut-window", "INIT_ERROR", (INIT,), r"the bot did not take MatchStart within 1 s",
+         played=False),
+    Case("window-shuts", "TIMEOUT", (TIMEOUT,),
+         r"the bot did not take request \d+ within 1200 ms \(decision and bank\); its stream "
+         r"was stopped"),
     Case("crash-mid-match", "CRASH", (CRASH,), r"the bot exited on signal 6 \(SIGABRT\)",
          stderr="crash-mid-match: aborting"),
     Case("exits-mid-match", "CRASH", (CRASH,), r"the bot exited with status 0",

@@ -338,7 +338,8 @@ class State(ABC, Generic[GameT]):
         self.game = game
         self._seed = seed
         self._injected = game.injected_deals(deal) if deal is not None else []
-        self._deals: list[tuple[int, ...]] = []
+        self._deals: list[Sequence[int]] = []
+        """Each deal's card order: a tuple, or the list a game dealt from and never changes."""
         self._deal_count = 0
         self._actions: list[int] = []
         self._log: list[LogEntry] = []
@@ -408,7 +409,7 @@ class State(ABC, Generic[GameT]):
 
     def deals(self) -> list[tuple[int, ...]]:
         """The card order of every deal so far (never shown to a bot)."""
-        return list(self._deals)
+        return [tuple(order) for order in self._deals]
 
     @abstractmethod
     def action_to_string(self, action: int) -> str:
@@ -466,10 +467,11 @@ class State(ABC, Generic[GameT]):
     def _apply(self, action: int) -> None:
         """Apply a legal action (dispatches on the phase)."""
 
-    def _next_deal(self, set_aside: tuple[int, ...] = ()) -> list[int]:
+    def _next_deal(self, set_aside: tuple[int, ...] = (), *, frozen: bool = False) -> list[int]:
         """The card order of the next deal, without the cards ``set_aside``: injected if given
         (the cards set aside are taken out of it), else from the seed (shuffled without
-        them; the deal's record lists them last)."""
+        them; the deal's record lists them last). ``frozen``: the caller never changes the
+        list, so the record keeps it rather than a copy."""
         index = self._deal_count
         self._deal_count += 1
         if index < len(self._injected):
@@ -479,7 +481,10 @@ class State(ABC, Generic[GameT]):
                 order.remove(card)
             return order
         order = shuffled_deck(self.game.deck.size, self._seed, index, 0, set_aside)
-        self._deals.append(tuple(order) + set_aside if set_aside else tuple(order))
+        if set_aside:
+            self._deals.append(tuple(order) + set_aside)
+        else:
+            self._deals.append(order if frozen else tuple(order))
         return order
 
     def _illegal_message(self, action: int, legal: list[int]) -> str:

@@ -94,6 +94,8 @@ _HAND_END: Final = EventKind.HAND_END
 _SCORE: Final = EventKind.SCORE
 _MATCH_END: Final = EventKind.MATCH_END
 TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
+_DECLARE_ONLY: Final = [DECLARE_31]
+"""The extra action of Briscola a 31 without a trump swap."""
 _SEAT_BIT: Final = (1, 2, 4, 8)
 """``1 << seat`` for each seat (a log entry's viewers)."""
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
@@ -194,7 +196,7 @@ class BriscolaState(State[BriscolaGame]):
         """Shuffle (or take the injected order), deal 3 each, turn up the trump."""
         game = self.game
         n = game.num_players
-        order = self._next_deal(game.removed)
+        order = self._next_deal(game.removed, frozen=True)
         dealer = self._dealer
         first = (dealer + 1) % n
         # One card at a time from the dealer's right: seat first+i gets order[i], order[i+n]...
@@ -276,6 +278,8 @@ class BriscolaState(State[BriscolaGame]):
         hand = self._hands[self._current]  # kept sorted
         if not game.has_extra_actions:
             return hand
+        if game.swap_rank is None:
+            return hand + _DECLARE_ONLY
         legal = hand[:]
         if game.declare_31:
             legal.append(DECLARE_31)

@@ -96,6 +96,8 @@ _MATCH_END: Final = EventKind.MATCH_END
 TRICK_KEYS: Final = trick_key_tables(SUIT, STRENGTH, ITALIAN_40.suits)
 _DECLARE_ONLY: Final = [DECLARE_31]
 """The extra action of Briscola a 31 without a trump swap."""
+_TRICK_POINTS: Final = tuple((points,) for points in range(4 * 11 + 1))
+"""A TRICK entry's values, ``(points,)``, prebuilt for every trick's card points."""
 _SEAT_BIT: Final = (1, 2, 4, 8)
 """``1 << seat`` for each seat (a log entry's viewers)."""
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
@@ -344,8 +346,8 @@ class BriscolaState(State[BriscolaGame]):
         for played in trick:
             won |= CARD_BIT[played]
         self._won = won
-        self._log.append((_TRICK, winner, tuple(trick), (points,), ALL_SEATS))
-        self._trick = []
+        self._log.append((_TRICK, winner, tuple(trick), _TRICK_POINTS[points], ALL_SEATS))
+        trick.clear()
         stock = self._stock
         if len(stock) >= n:
             hands = self._hands

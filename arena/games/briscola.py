@@ -234,8 +234,8 @@ class BriscolaState(State[BriscolaGame]):
         log = self._log
         log.append((_HAND_END, dealer, cards_outside(self._won, ITALIAN_40.size),
                     tuple(self._points), ALL_SEATS))
-        log.append(score if score is not None
-                   else (_SCORE, dealer, (), tuple(outcome), ALL_SEATS))
+        entry = score if score is not None else (_SCORE, dealer, (), tuple(outcome), ALL_SEATS)
+        log.append(entry)
         returns = self._returns
         for seat, value in enumerate(outcome):
             returns[seat] += value
@@ -243,7 +243,9 @@ class BriscolaState(State[BriscolaGame]):
         if self._hand_number >= game.hands:
             self._phase = _OVER
             self._current = TERMINAL
-            final = tuple([int(value) for value in returns])
+            # After a single hand the match's points are that hand's, as SCORE lists them.
+            final = entry[3] if self._hand_number == 1 else tuple(
+                [int(value) for value in returns])
             log.append((_MATCH_END, -1, (), final, ALL_SEATS))
             return
         self._dealer = (self._dealer + 1) % game.num_players

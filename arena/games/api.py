@@ -329,8 +329,9 @@ GameT = TypeVar("GameT", bound=Game)
 class State(ABC, Generic[GameT]):
     """A position in a match: whose turn, the legal actions, and how to move on."""
 
-    __slots__ = ("_actions", "_audience", "_current", "_deal_count", "_deals", "_injected",
-                 "_legal", "_log", "_returns", "_rng", "_seed", "_views", "_views_upto", "game")
+    __slots__ = ("_actions", "_aside", "_audience", "_current", "_deal_count", "_deals",
+                 "_injected", "_legal", "_log", "_returns", "_rng", "_seed", "_views",
+                 "_views_upto", "game")
 
     def __init__(self, game: GameT, seed: int, deal: DealInput, *, blank: bool = False) -> None:
         """Common bookkeeping (seed, injected deals, action history, event log), then the game's
@@ -340,6 +341,8 @@ class State(ABC, Generic[GameT]):
         self._injected = game.injected_deals(deal) if deal is not None else []
         self._deals: list[Sequence[int]] = []
         """Each deal's card order: a tuple, or the list a game dealt from and never changes."""
+        self._aside: tuple[int, ...] = ()
+        """The cards set aside before each shuffle; ``deals()`` lists them after the others."""
         self._deal_count = 0
         self._actions: list[int] = []
         self._log: list[LogEntry] = []
@@ -409,7 +412,9 @@ class State(ABC, Generic[GameT]):
 
     def deals(self) -> list[tuple[int, ...]]:
         """The card order of every deal so far (never shown to a bot)."""
-        return [tuple(order) for order in self._deals]
+        size, aside = self.game.deck.size, self._aside
+        return [tuple(order) + aside if len(order) < size else tuple(order)
+                for order in self._deals]
 
     @abstractmethod
     def action_to_string(self, action: int) -> str:
@@ -481,10 +486,8 @@ class State(ABC, Generic[GameT]):
                 order.remove(card)
             return order
         order = shuffled_deck(self.game.deck.size, self._seed, index, 0, set_aside)
-        if set_aside:
-            self._deals.append(tuple(order) + set_aside)
-        else:
-            self._deals.append(order if frozen else tuple(order))
+        self._aside = set_aside
+        self._deals.append(order if frozen else tuple(order))
         return order
 
     def _illegal_message(self, action: int, legal: list[int]) -> str:

@@ -140,15 +140,13 @@ def _chain(start: i64, low: i64, high: i64, deal: i64, table: i64) -> i64:
     return _fmix32(_fmix32(_fmix32(_fmix32(start ^ low) ^ high) ^ deal) ^ table)
 
 
-def _mul32(x: i64, factor: i64) -> i64:
-    """``x * factor`` modulo 2**32 for 32-bit operands, every product below 2**49."""
-    return (x * (factor & 0xFFFF) + ((x * (factor >> 16) & 0xFFFF) << 16)) & _M32
-
-
 def _fmix32(h: i64) -> i64:
-    """MurmurHash3's 32-bit finalizer: a bijection that spreads every bit over the word."""
+    """MurmurHash3's 32-bit finalizer: a bijection that spreads every bit over the word.
+
+    Each product modulo 2**32 is written with the factor in 16-bit halves (0x85EB and 0xCA6B,
+    0xC2B2 and 0xAE35), so that no product reaches 2**49."""
     h ^= h >> 16
-    h = _mul32(h, 0x85EBCA6B)
+    h = (h * 0xCA6B + ((h * 0x85EB & 0xFFFF) << 16)) & _M32
     h ^= h >> 13
-    h = _mul32(h, 0xC2B2AE35)
+    h = (h * 0xAE35 + ((h * 0xC2B2 & 0xFFFF) << 16)) & _M32
     return h ^ h >> 16

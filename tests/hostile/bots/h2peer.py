@@ -3,8 +3,8 @@
 It listens on ``CARDARENA_ADDRESS``, answers the connection's SETTINGS and PINGs as a live
 peer does, and never sends a window update. With ``ready=False`` every stream's window is
 shut from the start, so not even MatchStart can be written to it; with ``ready=True`` it takes
-the MatchStart of each stream, answers it with Ready, then shuts the windows (a SETTINGS
-change of the initial window applies to open streams too), so no request gets through.
+the MatchStart of each stream, shuts the windows (a SETTINGS change of the initial window
+applies to open streams too) and answers with Ready, so no request gets through.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                            ready: bool) -> None:
     """One connection: the window policy above; everything else ignored."""
     writer.write(frame(SETTINGS, 0) if ready else shut_windows())
+    answered: set[int] = set()
     try:
         await reader.readexactly(len(PREFACE))
         while True:
@@ -60,10 +61,12 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 writer.write(frame(SETTINGS, ACK))
             elif kind == PING and not flags & ACK:
                 writer.write(frame(PING, ACK, payload))
-            elif kind == DATA and ready and length:
+            elif kind == DATA and ready and length and stream not in answered:
+                # The windows shut first: by the time the arena reads Ready, no request fits.
+                answered.add(stream)
+                writer.write(shut_windows())
                 writer.write(frame(HEADERS, END_HEADERS, RESPONSE_HEADERS, stream))
                 writer.write(frame(DATA, 0, ready_message(), stream))
-                writer.write(shut_windows())
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):
         writer.close()

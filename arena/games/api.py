@@ -581,7 +581,8 @@ def play_entries(kind: EventKind, num_seats: int, num_cards: int,
 
 
 _FLAT_LISTS: Final = frozenset({"_actions", "_audience", "_deals", "_injected", "_log"})
-"""State lists whose items are immutable (ints, tuples): a clone copies them flat."""
+"""State lists whose items are never changed in place (ints, tuples, the dealt orders a game
+keeps without a copy): a clone copies them flat."""
 
 
 def _copy_value(value: Any) -> Any:

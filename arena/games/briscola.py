@@ -98,8 +98,6 @@ _DECLARE_ONLY: Final = [DECLARE_31]
 """The extra action of Briscola a 31 without a trump swap."""
 _TRICK_POINTS: Final = tuple((points,) for points in range(4 * 11 + 1))
 """A TRICK entry's values, ``(points,)``, prebuilt for every trick's card points."""
-_SEAT_BIT: Final = (1, 2, 4, 8)
-"""``1 << seat`` for each seat (a log entry's viewers)."""
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, ITALIAN_40.size)
 _PRIVATE_DRAW_ENTRY: Final = play_entries(EventKind.DRAW, 4, ITALIAN_40.size, private=True)
 _TRUMP_ENTRY: Final = tuple(
@@ -223,7 +221,7 @@ class BriscolaState(State[BriscolaGame]):
         log.append(_HAND_START_ENTRY[hand_number][dealer] if hand_number < _PREBUILT_HANDS
                    else (_HAND_START, dealer, (), (hand_number,), ALL_SEATS))
         for seat in range(n):
-            log.append((_DEAL, seat, tuple(hands[seat]), (), _SEAT_BIT[seat]))
+            log.append((_DEAL, seat, tuple(hands[seat]), (), 1 << seat))
         log.append(_TRUMP_ENTRY[dealer][trump_card])
 
     def _end_hand(self, outcome: list[int], score: LogEntry | None = None) -> None:

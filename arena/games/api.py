@@ -338,7 +338,8 @@ class State(ABC, Generic[GameT]):
         ``_start``; a ``blank`` state (for ``clone``) skips ``_start``."""
         self.game = game
         self._seed = seed
-        self._injected = game.injected_deals(deal) if deal is not None else []
+        self._injected: Sequence[tuple[int, ...]] = (
+            game.injected_deals(deal) if deal is not None else ())
         self._deals: list[Sequence[int]] = []
         """Each deal's card order: a tuple, or the list a game dealt from and never changes."""
         self._aside: tuple[int, ...] = ()

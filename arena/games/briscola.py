@@ -176,11 +176,17 @@ class BriscolaGame(Game):
 class BriscolaState(State[BriscolaGame]):
     """A Briscola match in progress."""
 
-    __slots__ = ("_dealer", "_hand_number", "_hands", "_leader", "_phase",
-                 "_points", "_stock", "_trick", "_trump", "_trump_card", "_won")
+    __slots__ = ("_dealer", "_drawn", "_hand_number", "_hands", "_leader", "_order", "_phase",
+                 "_points", "_stock_left", "_trick", "_trump", "_trump_card", "_won")
 
     _won: i64
     """A bit per card won in a trick this hand."""
+    _order: list[int]
+    """The hand's dealt order: the stock is its cards after the face-up trump, drawn in turn."""
+    _drawn: i64
+    """The index in ``_order`` of the next card drawn from the stock."""
+    _stock_left: i64
+    """Cards in the stock, the face-up trump (always drawn last) included."""
 
 
     def _start(self) -> None:
@@ -207,9 +213,10 @@ class BriscolaState(State[BriscolaGame]):
         self._hands = hands
         trump_card = self._trump_card = order[3 * n]
         self._trump = SUIT[trump_card]
-        # The stock is drawn from the end; the face-up card is drawn last.
-        self._stock = stock = order[:3 * n:-1]
-        stock.insert(0, trump_card)
+        # The stock is the cards after the face-up one, drawn in order; the face-up card last.
+        self._order = order
+        self._drawn = 3 * n + 1
+        self._stock_left = len(order) - 3 * n
         self._trick: list[int] = []
         self._points = [0] * n
         self._won = 0
@@ -292,7 +299,7 @@ class BriscolaState(State[BriscolaGame]):
     def _can_swap(self, hand: list[int]) -> bool:
         """True when the player holds the swap card and the face-up card is still out."""
         rank = self.game.swap_rank
-        if rank is None or len(self._stock) < 2:
+        if rank is None or self._stock_left < 2:
             return False
         return ITALIAN_40.card(self._trump, rank) in hand
 
@@ -317,7 +324,6 @@ class BriscolaState(State[BriscolaGame]):
         insert_sorted(hand, self._trump_card)
         self._event(EventKind.SWAP, seat, (own, self._trump_card))
         self._trump_card = own
-        self._stock[0] = own
 
     def _apply_play(self, action: int) -> None:
         """Play a card (resolving the trick and drawing), declare 31 or swap the trump."""
@@ -348,17 +354,22 @@ class BriscolaState(State[BriscolaGame]):
         self._won = won
         self._log.append((_TRICK, winner, tuple(trick), _TRICK_POINTS[points], ALL_SEATS))
         trick.clear()
-        stock = self._stock
-        if len(stock) >= n:
+        left = self._stock_left
+        if left >= n:
             hands = self._hands
+            log = self._log
             for offset in range(n):
                 drawer = (winner + offset) % n
-                drawn = stock.pop()
+                left -= 1
+                if left:
+                    drawn = self._order[self._drawn]
+                    self._drawn += 1
+                    log.append(_PRIVATE_DRAW_ENTRY[drawer][drawn])
+                else:  # the face-up trump, which everybody sees taken
+                    drawn = self._trump_card
+                    log.append((_DRAW, drawer, (drawn,), (), ALL_SEATS))
                 insert_sorted(hands[drawer], drawn)
-                if stock or drawn != self._trump_card:
-                    self._log.append(_PRIVATE_DRAW_ENTRY[drawer][drawn])
-                else:
-                    self._log.append((_DRAW, drawer, (drawn,), (), ALL_SEATS))
+            self._stock_left = left
         self._leader = winner
         self._current = winner
         if not self._hands[winner]:
@@ -413,7 +424,7 @@ class BriscolaState(State[BriscolaGame]):
         partner = (seat + 2) % 4 if n == 4 else -1
         visible: tuple[tuple[int, tuple[int, ...]], ...] = ()
         if (partner >= 0 and game.params.get("show_partner_hand_when_stock_empty")
-                and not self._stock and self._phase == Phase.PLAY):
+                and not self._stock_left and self._phase == Phase.PLAY):
             visible = ((partner, tuple(sorted(self._hands[partner]))),)
         trick_seats = [(self._leader + i) % n for i in range(len(self._trick))]
         return Observation(
@@ -430,7 +441,7 @@ class BriscolaState(State[BriscolaGame]):
             trump_suit=self._trump,
             trump_card=self._trump_card,
             trick=tuple(zip(trick_seats, self._trick, strict=True)),
-            stock_size=len(self._stock),
+            stock_size=self._stock_left,
             teammates=(partner,) if partner >= 0 else (),
             points=tuple(self._points),
             scores=tuple(self._returns),

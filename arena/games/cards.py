@@ -239,24 +239,35 @@ def remove_card(cards: list[int], card: int) -> None:
 _IDS: Final[dict[int, tuple[int, ...]]] = {}
 """Per deck size, its card ids in order."""
 
+_BYTE_BITS: Final = 8
+_BYTE_MASK: Final = 0xFF
+_BYTE_TABLES: Final[dict[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {}
+"""Per deck size, per byte of a card mask, the cards of that byte whose bit each of the 256
+values of the byte lacks: ``[size][byte][value]``."""
+
+
+def _byte_tables(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The byte tables of a deck size (made on first use)."""
+    tables = _BYTE_TABLES.get(size)
+    if tables is None:
+        tables = _BYTE_TABLES[size] = tuple(
+            tuple(tuple(card for card in range(first, min(first + _BYTE_BITS, size))
+                        if not value >> (card - first) & 1)
+                  for value in range(_BYTE_MASK + 1))
+            for first in range(0, size, _BYTE_BITS))
+    return tables
+
 
 def cards_outside(taken: i64, size: int) -> tuple[int, ...]:
     """The card ids below ``size`` (at most ``MASK_DECK_LIMIT``) whose bit ``taken`` lacks,
-    ascending: the runs between taken cards, copied as slices (cheap while few are taken)."""
-    ids = _IDS.get(size)
-    if ids is None:
-        ids = _IDS[size] = tuple(range(size))
+    ascending: joined a byte of the mask at a time from prebuilt tables."""
     if not taken:
+        ids = _IDS.get(size)
+        if ids is None:
+            ids = _IDS[size] = tuple(range(size))
         return ids
     left: list[int] = []
-    start: i64 = 0
-    card: i64 = 0
-    while taken:
-        if taken & 1:
-            if card > start:
-                left.extend(ids[start:card])
-            start = card + 1
-        taken >>= 1
-        card += 1
-    left.extend(ids[start:size])
+    for table in _byte_tables(size):
+        left.extend(table[taken & _BYTE_MASK])
+        taken >>= _BYTE_BITS
     return tuple(left)

@@ -6,11 +6,13 @@ The baseline, OpenSpiel's ``oh_hell`` with 4 players and 12 tricks, is driven fr
 kind of Python loop, its chance nodes sampled from ``chance_outcomes()`` with the same kind of
 generator; only its non-chance actions count as decisions.
 
-The machines are shared and noisy, so each game measurement is paired with a baseline
-measurement taken just before it, each a fixed wall-time budget, the whole round repeated; the
-figures are medians and the ratio is the game's median decisions/s over the median of its
-paired baseline measurements. Rates count the measuring thread's CPU time, so time the
-scheduler gives to other processes does not lower them.
+The machines are shared and noisy, and their speed drifts in phases of a second or two, so
+each game measurement is paired with a baseline measurement taken in the same moments: the
+two alternate in slices of ``SLICE_S`` seconds until each has had its budget, and the pair
+gives one ratio (the game's decisions/s over the baseline's). The whole round is repeated;
+the figures are medians: of the game's rates, of the paired baseline rates, and of the
+rounds' ratios. Rates count the measuring thread's CPU time, so time the scheduler gives to
+other processes does not lower them.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ DEFAULT_SECONDS = 0.5
 DEFAULT_REPEATS = 5
 """Rounds of interleaved measurements; the report gives medians."""
 
+SLICE_S = 0.05
+"""A paired measurement alternates the baseline and the game in slices this long."""
+
 BASELINE_GAME = "oh_hell"
 BASELINE_PARAMS: dict[str, int] = {"players": 4, "num_tricks_fixed": 12}
 INSTALL_HINT = ("the engine benchmark needs OpenSpiel (module pyspiel), which is not installed: "
@@ -78,6 +83,11 @@ class Sample:
     playouts: int
     decisions: int
     seconds: float
+
+    def __add__(self, other: Sample) -> Sample:
+        """Both samples' playouts, decisions and time together."""
+        return Sample(self.playouts + other.playouts, self.decisions + other.decisions,
+                      self.seconds + other.seconds)
 
     @property
     def decisions_per_s(self) -> float:
@@ -194,6 +204,22 @@ def summarize(samples: list[Sample]) -> dict[str, Any]:
     }
 
 
+def paired(baseline: Runner, runner: Runner, seconds: float) -> tuple[Sample, Sample]:
+    """The baseline and a game measured in alternate slices of about ``SLICE_S`` seconds
+    until each has run ``seconds``: (baseline, game)."""
+    slices = max(1, round(seconds / SLICE_S))
+    base, game = baseline(seconds / slices), runner(seconds / slices)
+    for _ in range(slices - 1):
+        base += baseline(seconds / slices)
+        game += runner(seconds / slices)
+    return base, game
+
+
+def ratio_of(base: Sample, game: Sample) -> float:
+    """The game's decisions per second over the baseline's."""
+    return game.decisions_per_s / base.decisions_per_s
+
+
 Progress = Callable[[str], None]
 
 
@@ -213,33 +239,38 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
     for runner in warm_up:
         runner(0.0)
     game_samples: list[list[Sample]] = [[] for _ in configs]
-    paired: list[list[Sample]] = [[] for _ in configs]
+    baselines: list[list[Sample]] = [[] for _ in configs]
     floor_samples: list[Sample] = []
     floor_paired: list[Sample] = []
     for repeat in range(repeats):
-        floor_paired.append(baseline(seconds))
-        floor_samples.append(floor(seconds))
+        base, game = paired(baseline, floor, seconds)
+        floor_paired.append(base)
+        floor_samples.append(game)
         for index, (gid, seats) in enumerate(configs):
             if progress is not None:
                 progress(f"{gid} with {seats} seats, round {repeat + 1} of {repeats}")
-            paired[index].append(baseline(seconds))
-            game_samples[index].append(runners[index](seconds))
+            base, game = paired(baseline, runners[index], seconds)
+            baselines[index].append(base)
+            game_samples[index].append(game)
     results = []
     for index, (gid, seats) in enumerate(configs):
         summary = summarize(game_samples[index])
-        base = statistics.median(s.decisions_per_s for s in paired[index])
-        ratio = statistics.median(s.decisions_per_s for s in game_samples[index]) / base
+        base_rate = statistics.median(s.decisions_per_s for s in baselines[index])
+        ratios = [ratio_of(base, game)
+                  for base, game in zip(baselines[index], game_samples[index], strict=True)]
+        ratio = statistics.median(ratios)
         results.append({
             "game": gid,
             "players": seats,
             **summary,
-            "baseline_decisions_per_s": round(base, 1),
+            "baseline_decisions_per_s": round(base_rate, 1),
             "baseline_decisions_per_s_samples": [round(s.decisions_per_s, 1)
-                                                 for s in paired[index]],
+                                                 for s in baselines[index]],
             "ratio": round(ratio, 3),
+            "ratio_samples": [round(value, 3) for value in ratios],
             "meets_goal": ratio >= GOAL_RATIO,
         })
-    every_baseline = [sample for samples in paired for sample in samples]
+    every_baseline = [sample for samples in baselines for sample in samples]
     return {
         "baseline": {
             "game": BASELINE_GAME,
@@ -252,13 +283,15 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
         "api_floor": {
             "decisions_per_s": round(statistics.median(s.decisions_per_s for s in floor_samples),
                                      1),
-            "ratio": round(statistics.median(s.decisions_per_s for s in floor_samples)
-                           / statistics.median(s.decisions_per_s for s in floor_paired), 3),
+            "ratio": round(statistics.median(
+                ratio_of(base, game)
+                for base, game in zip(floor_paired, floor_samples, strict=True)), 3),
         },
         "engine": ENGINE,
         "goal_ratio": GOAL_RATIO,
         "repeats": repeats,
         "seconds": seconds,
+        "slice_seconds": SLICE_S,
         "clock": CPU_CLOCK_NAME,
         "python": platform.python_version(),
     }
@@ -275,7 +308,8 @@ def render_table(report: dict[str, Any]) -> Table:
         title=f"Engine speed ({report['engine']} engine): random playouts, decisions per second",
         caption=(f"baseline: {base['library']} {base['game']}({params}) from a Python loop, "
                  f"{base['decisions_per_s']:,.0f} decisions/s\nmedians of {report['repeats']} "
-                 f"interleaved runs of {report['seconds']} s each, per second of "
+                 f"rounds of {report['seconds']} s each for the game and the baseline, taken "
+                 f"in alternate slices of {report['slice_seconds']} s; rates per second of "
                  f"{report['clock']}; goal: ratio >= {goal}\nAPI floor (a game with no rules "
                  f"through the same State API and loop): "
                  f"{report['api_floor']['decisions_per_s']:,.0f} decisions/s, ratio "

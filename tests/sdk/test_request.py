@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -211,3 +212,45 @@ def test_decoder_starts_over_when_the_history_does_not_continue() -> None:
     seat = other.current_player()
     message = RequestEncoder(other, seat).request(1, 1, 1).decision_request.observation
     assert decoder.events(message.events) == other.observation(seat).events
+
+
+def test_legal_actions_are_a_list_built_once() -> None:
+    """``legal_actions`` is a list of LegalAction messages, the same list on every use."""
+    _, request = request_for("briscola-chiamata", 5)
+    actions = request.legal_actions
+    assert type(actions) is list and all(type(a) is pb.LegalAction for a in actions)
+    assert actions == list(request.raw.legal_actions) and request.legal_actions is actions
+    assert request.legal_ids == [a.id for a in request.raw.legal_actions]
+    request.legal_actions = actions[:2]
+    assert request.legal_ids == [a.id for a in actions[:2]]
+
+
+def test_random_action_draws_as_choice_over_the_list() -> None:
+    """The same ids and the same generator state as ``rng.choice(legal_actions)``, whether the
+    list is built yet or not."""
+    for seed, build in itertools.product(range(30), [False, True]):
+        _, request = request_for("briscola-chiamata", 5, seed=seed)
+        rng, reference = random.Random(seed), random.Random(seed)
+        if build:
+            assert request.legal_actions
+        legal = list(request.raw.legal_actions)
+        drawn = [request.random_action(rng) for _ in range(10)]
+        assert drawn == [reference.choice(legal).id for _ in range(10)]
+        assert rng.getstate() == reference.getstate()
+    _, request = request_for("briscola", 2)
+    del request.raw.legal_actions[:]
+    with pytest.raises(IndexError, match="Cannot choose from an empty sequence"):
+        request.random_action(random.Random(1))
+
+
+def test_is_legal() -> None:
+    """Legal ids, drawn or not, are legal; others are not, also after the list changes."""
+    _, request = request_for("briscola", 2, seed=4)
+    ids = request.legal_ids
+    assert all(request.is_legal(i) for i in ids) and not request.is_legal(999)
+    _, request = request_for("briscola", 2, seed=4)
+    drawn = request.random_action(random.Random(2))
+    assert request.is_legal(drawn) and not request.is_legal(0)
+    assert all(request.is_legal(i) for i in ids)
+    request.legal_actions.clear()
+    assert not request.is_legal(drawn)

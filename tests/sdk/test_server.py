@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import operator
+import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -11,9 +13,10 @@ import grpc
 import pytest
 from cardarena_sdk import Bot, BotServer, MatchInfo, Request
 from cardarena_sdk.address import AddressError
-from cardarena_sdk.server import BotSource
+from cardarena_sdk.answer import serialize_response
+from cardarena_sdk.server import BotSource, _Stream
 
-from arena.games import load_game
+from arena.games import ActionKind, load_game
 from arena.protocol import RequestEncoder
 from arena.protocol.v1 import agent_pb2 as pb
 
@@ -229,3 +232,111 @@ def test_tcp_port_zero_reports_the_bound_port() -> None:
         assert host == "127.0.0.1" and int(port) > 0
         with pytest.raises(AddressError, match=f"cannot listen on 127.0.0.1:{port}"):
             BotServer(FirstLegal, server.bound).start()
+
+
+class Aborted(Exception):
+    """What the fake context raises on abort."""
+
+
+class FakeContext:
+    """A servicer context that keeps the status a stream ends with."""
+
+    def __init__(self) -> None:
+        """No status yet."""
+        self.status: tuple[grpc.StatusCode, str] | None = None
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        """Keep the status and end the call."""
+        self.status = (code, details)
+        raise Aborted(details)
+
+
+class Answers(Bot):
+    """Answers the next planned answer and debug note."""
+
+    name = "answers"
+    plan: ClassVar[list[tuple[object, object]]] = []
+
+    def act(self, request: Request) -> int:
+        """The planned answer (any object); the debug note set unless it is the default."""
+        answer, debug = Answers.plan.pop(0)
+        if debug != "":
+            request.debug = debug  # type: ignore[assignment]
+        return answer  # type: ignore[return-value]
+
+
+class IntLike:
+    """An answer that stands for an int, as a numpy integer does."""
+
+    def __index__(self) -> int:
+        """Two."""
+        return 2
+
+
+def expected_answer(answer: object, request_id: int, debug: object) -> bytes | str:
+    """The bytes the server sent before it wrote them itself, or the status details."""
+    try:
+        action_id = operator.index(answer)  # type: ignore[arg-type]
+        if isinstance(answer, bool):
+            raise TypeError("a bool is not an action id")
+        text = str(debug)
+        data = text.encode()
+        if len(data) > 1024:
+            text = data[:1024].decode(errors="ignore")
+        decision = pb.Decision(request_id=request_id, action_id=action_id, debug=text)
+    except (TypeError, ValueError) as exc:
+        return (f"bot answers raised TypeError in act: act returned {answer!r}, not a wire "
+                f"action id (an int of request.legal_ids): {exc}")
+    return pb.PlayResponse(decision=decision).SerializeToString()
+
+
+def test_decide_answers_as_protobuf_did(capfd: pytest.CaptureFixture[str]) -> None:
+    """Bytes, crash details and the illegal-answer log are those of the protobuf answers."""
+    start, request = first_request()
+    message = request.decision_request
+    answers = [1, 2, 3, 999, 0, 2**32 - 1, IntLike(), True, False, None, "1", 1.0, -1,
+               2**32, 2**40, ActionKind.PLAY]
+    debugs: list[object] = ["", "why", 7, "é" * 2000, "🂡" * 300, "\ud800"]
+    for (answer, debug), request_id in itertools.product(itertools.product(answers, debugs),
+                                                        [1, 200, 2**40]):
+        Answers.plan.append((answer, debug))
+        stream = _Stream(Answers, "answers", context := FakeContext())
+        assert stream.start(start.match_start).WhichOneof("message") == "ready"
+        message.request_id = request_id
+        expected = expected_answer(answer, request_id, debug)
+        if isinstance(expected, str):
+            with pytest.raises(Aborted):
+                stream.decide(message)
+            assert context.status == (grpc.StatusCode.INTERNAL, expected), (answer, debug)
+            assert "which is not legal" not in capfd.readouterr().err
+            continue
+        assert serialize_response(stream.decide(message)) == expected, (answer, debug)
+        assert context.status is None
+        action_id = pb.PlayResponse.FromString(expected).decision.action_id
+        legal = [action.id for action in message.legal_actions]
+        log = (f"bot answers answered action {action_id}, which is not legal in request "
+               f"{request_id}; legal ids: {legal}")
+        assert (log in capfd.readouterr().err) == (action_id not in legal)
+
+
+def test_random_answers_are_the_same_draws() -> None:
+    """A seeded bot drawing from the message plays what it drew from the list before."""
+    start, request = first_request()
+
+    class Drawing(Bot):
+        """Draws a random legal id."""
+
+        def act(self, request: Request) -> int:
+            """One draw."""
+            return request.random_action(rng)
+
+    rng = random.Random(3)
+    stream = _Stream(Drawing, "drawing", FakeContext())
+    stream.start(start.match_start)
+    reference = random.Random(3)
+    legal = list(request.decision_request.legal_actions)
+    for _ in range(200):
+        data = stream.decide(request.decision_request)
+        expected = reference.choice(legal).id
+        assert pb.PlayResponse.FromString(data).decision.action_id == expected
+    assert rng.getstate() == reference.getstate()

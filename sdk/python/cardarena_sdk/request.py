@@ -16,7 +16,7 @@ from cardarena_sdk.match import MatchInfo
 class Request:
     """A DecisionRequest with its match; answer ``Bot.act`` with one of ``legal_ids``."""
 
-    __slots__ = ("_decoder", "_observation", "debug", "legal_actions", "match", "raw")
+    __slots__ = ("_decoder", "_drawn", "_legal_actions", "_observation", "debug", "match", "raw")
 
     def __init__(self, message: pb.DecisionRequest, match: MatchInfo,
                  decoder: ObservationDecoder | None = None) -> None:
@@ -24,10 +24,27 @@ class Request:
         self.raw = message
         self._decoder = decoder
         self.match = match
-        self.legal_actions: list[pb.LegalAction] = list(message.legal_actions)
         self.debug = ""
         """Text the bot may set for the match log (the arena keeps at most 1 KiB)."""
         self._observation: Observation | None = None
+        self._legal_actions: list[pb.LegalAction] | None = None
+        self._drawn: int | None = None
+        """The id ``random_action`` drew from the message itself (so legal) before
+        ``legal_actions`` was built, else None."""
+
+    @property
+    def legal_actions(self) -> list[pb.LegalAction]:
+        """The legal actions, in the request's order (the list is built on first use)."""
+        actions = self._legal_actions
+        if actions is None:
+            actions = self.legal_actions = list(self.raw.legal_actions)
+        return actions
+
+    @legal_actions.setter
+    def legal_actions(self, actions: list[pb.LegalAction]) -> None:
+        """Replace the list of legal actions the helpers use."""
+        self._legal_actions = actions
+        self._drawn = None
 
     @property
     def request_id(self) -> int:
@@ -58,6 +75,10 @@ class Request:
         """Milliseconds left in the match's time bank."""
         return self.raw.time_left.bank_ms
 
+    def is_legal(self, action_id: int) -> bool:
+        """Whether ``action_id`` is one of ``legal_ids``."""
+        return action_id == self._drawn or action_id in self.legal_ids
+
     def action(self, action_id: int) -> pb.LegalAction:
         """The legal action with this wire id; a ValueError when it is not legal."""
         return _actions.action_by_id(self.legal_actions, action_id)
@@ -80,7 +101,10 @@ class Request:
 
     def random_action(self, rng: Random) -> int:
         """The wire id of a legal action drawn uniformly with ``rng``."""
-        return rng.choice(self.legal_actions).id
+        if self._legal_actions is not None:
+            return rng.choice(self._legal_actions).id
+        self._drawn = rng.choice(self.raw.legal_actions).id
+        return self._drawn
 
     def wire_id(self, engine_action_id: int) -> int:
         """The wire id of an engine action (as policies return); a ValueError when illegal."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 import signal
 import sys
 import threading
@@ -24,6 +23,12 @@ from cardarena_sdk.address import (
     remove_socket,
     resolve_address,
 )
+from cardarena_sdk.answer import (
+    action_id_of,
+    debug_bytes,
+    decision_bytes,
+    serialize_response,
+)
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.decode import ObservationDecoder
 from cardarena_sdk.match import MatchInfo
@@ -35,11 +40,11 @@ BotSource = type[Bot] | Callable[[], Any] | Bot
 MAX_DETAILS = 1000
 """The longest status text sent to the arena when a bot raises."""
 
-MAX_DEBUG_BYTES = 1024
-"""The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""
-
 DEFAULT_GRACE_S = 1.0
 """Seconds open streams get to finish when the server stops."""
+
+SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"].full_name
+"""The gRPC service a bot serves, "cardarena.v1.AgentService"."""
 
 
 def log(message: str) -> None:
@@ -66,14 +71,6 @@ def _details(name: str, exc: BaseException, where: str) -> str:
     """The status text naming the bot, the exception type and where it was raised."""
     text = f"bot {name} raised {type(exc).__name__} in {where}: {exc}"
     return text if len(text) <= MAX_DETAILS else text[:MAX_DETAILS - 3] + "..."
-
-
-def _cap_debug(text: str) -> str:
-    """Debug text cut to ``MAX_DEBUG_BYTES`` of UTF-8 without splitting a character."""
-    data = text.encode()
-    if len(data) <= MAX_DEBUG_BYTES:
-        return text
-    return data[:MAX_DEBUG_BYTES].decode(errors="ignore")
 
 
 class _Stream:
@@ -129,8 +126,8 @@ class _Stream:
             protocol_version=PROTOCOL_VERSION, bot_name=self.name,
             bot_version=str(getattr(self.bot, "version", ""))))
 
-    def decide(self, message: pb.DecisionRequest) -> pb.PlayResponse:
-        """Ask the Bot for a decision and answer with it."""
+    def decide(self, message: pb.DecisionRequest) -> bytes:
+        """Ask the Bot for a decision and answer with the bytes of its PlayResponse."""
         if self.match is None:
             self.fail(grpc.StatusCode.FAILED_PRECONDITION, "a DecisionRequest before MatchStart")
         request = Request(message, self.match, self.decoder)
@@ -139,19 +136,16 @@ class _Stream:
         except Exception as exc:
             self.crash(exc, "act")
         try:
-            action_id = operator.index(answer)
-            if isinstance(answer, bool):
-                raise TypeError("a bool is not an action id")
-            decision = pb.Decision(request_id=message.request_id, action_id=action_id,
-                                   debug=_cap_debug(str(request.debug)))
+            action_id = answer if type(answer) is int else action_id_of(answer)
+            response = decision_bytes(message.request_id, action_id, debug_bytes(request.debug))
         except (TypeError, ValueError) as exc:
             problem = TypeError(f"act returned {answer!r}, not a wire action id "
                                 f"(an int of request.legal_ids): {exc}")
             self.crash(problem, "act")
-        if action_id not in request.legal_ids:
+        if not request.is_legal(action_id):
             log(f"bot {self.name} answered action {action_id}, which is not legal in request "
                 f"{message.request_id}; legal ids: {request.legal_ids}")
-        return pb.PlayResponse(decision=decision)
+        return response
 
     def end(self, message: pb.MatchEnd) -> None:
         """Tell the Bot the result."""
@@ -172,20 +166,29 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         self.name = source_name(source)
 
     def Play(self, request_iterator: Iterator[pb.PlayRequest],
-             context: grpc.ServicerContext) -> Iterator[pb.PlayResponse]:
-        """Answer MatchStart with Ready and each DecisionRequest with a Decision."""
+             context: grpc.ServicerContext) -> Iterator[pb.PlayResponse | bytes]:
+        """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes)."""
         stream = _Stream(self.factory, self.name, context)
         for message in request_iterator:
             which = message.WhichOneof("message")
-            if which == "match_start":
-                yield stream.start(message.match_start)
-            elif which == "decision_request":
+            if which == "decision_request":
                 yield stream.decide(message.decision_request)
+            elif which == "match_start":
+                yield stream.start(message.match_start)
             elif which == "match_end":
                 stream.end(message.match_end)
                 return
             else:
                 stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+
+
+def add_servicer(servicer: AgentServicer, server: grpc.Server) -> None:
+    """Serve AgentService's Play with ``servicer``, Decisions sent as the bytes it made."""
+    handlers = {"Play": grpc.stream_stream_rpc_method_handler(
+        servicer.Play, request_deserializer=pb.PlayRequest.FromString,
+        response_serializer=serialize_response)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)
 
 
 class BotServer:
@@ -205,7 +208,7 @@ class BotServer:
         options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.max_workers),
                              options=options)
-        agent_pb2_grpc.add_AgentServiceServicer_to_server(self.servicer, server)
+        add_servicer(self.servicer, server)
         try:
             port = server.add_insecure_port(self.address.target)
         except RuntimeError as exc:

@@ -1,0 +1,86 @@
+"""A bot's answer written straight to the bytes of ``PlayResponse(decision=Decision(...))``.
+
+``decision_bytes`` gives exactly what protobuf serializes for that message (fields in
+field-number order, each left out at its proto3 default) without building message objects;
+``serialize_response`` is the server's response serializer, passing such bytes through and
+serializing any other PlayResponse (Ready) with protobuf.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from arena.protocol.v1 import agent_pb2 as pb
+
+MAX_DEBUG_BYTES = 1024
+"""The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""
+
+_DECISION = 0x12
+"""``PlayResponse.decision``: field 2, length-delimited."""
+_REQUEST_ID = 0x08
+"""``Decision.request_id``: field 1, varint."""
+_ACTION_ID = 0x10
+"""``Decision.action_id``: field 2, varint."""
+_DEBUG = 0x1A
+"""``Decision.debug``: field 3, length-delimited."""
+_UINT32_MAX = 0xFFFFFFFF
+_ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
+"""The one-byte varints, by value."""
+
+
+def action_id_of(answer: object) -> int:
+    """The int an answer of ``act`` stands for; a TypeError for a bool or a non-integer."""
+    action_id = operator.index(answer)  # type: ignore[arg-type]
+    if isinstance(answer, bool):
+        raise TypeError("a bool is not an action id")
+    return action_id
+
+
+def debug_bytes(debug: object) -> bytes:
+    """``str(debug)`` in UTF-8, cut to ``MAX_DEBUG_BYTES`` without splitting a character."""
+    data = str(debug).encode()
+    if len(data) <= MAX_DEBUG_BYTES:
+        return data
+    return data[:MAX_DEBUG_BYTES].decode(errors="ignore").encode()
+
+
+def varint(value: int) -> bytes:
+    """The base-128 varint of a non-negative int."""
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    if value < 0x4000:
+        return bytes((value & 0x7F | 0x80, value >> 7))
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _check_action_id(action_id: int) -> None:
+    """Raise protobuf's own ValueError when ``action_id`` does not fit a uint32."""
+    if not 0 <= action_id <= _UINT32_MAX:
+        pb.Decision(action_id=action_id)
+        raise ValueError(f"Value out of range: {action_id}")  # pragma: no cover
+
+
+def decision_bytes(request_id: int, action_id: int, debug: bytes = b"") -> bytes:
+    """The bytes of ``PlayResponse(decision=Decision(request_id, action_id, debug))``.
+
+    ``debug`` is the text's UTF-8; an action id that is no uint32 raises protobuf's ValueError.
+    """
+    if 0 < request_id < 0x80 and 0 < action_id < 0x80 and not debug:
+        return bytes((_DECISION, 4, _REQUEST_ID, request_id, _ACTION_ID, action_id))
+    _check_action_id(action_id)
+    body = _ONE_BYTE[_REQUEST_ID] + varint(request_id) if request_id else b""
+    if action_id:
+        body += _ONE_BYTE[_ACTION_ID] + varint(action_id)
+    if debug:
+        body += _ONE_BYTE[_DEBUG] + varint(len(debug)) + debug
+    return _ONE_BYTE[_DECISION] + varint(len(body)) + body
+
+
+def serialize_response(response: bytes | pb.PlayResponse) -> bytes:
+    """A response's bytes: ``decision_bytes`` as given, a PlayResponse serialized."""
+    return response if isinstance(response, bytes) else response.SerializeToString()

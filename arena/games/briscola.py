@@ -124,6 +124,8 @@ class Phase(IntEnum):
 
 _PLAYING: Final = Phase.PLAY
 _OVER: Final = Phase.OVER
+_PHASE_NAMES: Final[tuple[str, ...]] = tuple(phase.name.lower() for phase in Phase)
+"""An observation's ``phase`` text, by phase."""
 
 
 class BriscolaGame(Game):
@@ -426,21 +428,22 @@ class BriscolaState(State[BriscolaGame]):
         if (partner >= 0 and game.params.get("show_partner_hand_when_stock_empty")
                 and not self._stock_left and self._phase == Phase.PLAY):
             visible = ((partner, tuple(sorted(self._hands[partner]))),)
-        trick_seats = [(self._leader + i) % n for i in range(len(self._trick))]
+        leader = self._leader
+        trick = tuple([((leader + i) % n, card) for i, card in enumerate(self._trick)])
         return Observation(
             game=game.id,
             seat=seat,
             num_seats=n,
             hand_number=self._hand_number,
             dealer=self._dealer,
-            phase=self._phase.name.lower(),
+            phase=_PHASE_NAMES[self._phase],
             current_player=self._current,
-            hand=tuple(sorted(self._hands[seat])),
+            hand=tuple(self._hands[seat]),  # kept sorted
             hand_sizes=tuple(len(h) for h in self._hands),
             visible_hands=visible,
             trump_suit=self._trump,
             trump_card=self._trump_card,
-            trick=tuple(zip(trick_seats, self._trick, strict=True)),
+            trick=trick,
             stock_size=self._stock_left,
             teammates=(partner,) if partner >= 0 else (),
             points=tuple(self._points),

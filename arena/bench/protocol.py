@@ -7,7 +7,9 @@ of them alike:
   (``overhead``); the thread's CPU time per decision is the arena's own work, without any
   wait for a bot: the observation, its encoding, reading and checking the answer, applying
   it and recording it, and each deal's MatchStart, MatchEnd and record spread over its
-  decisions (moving the bytes over gRPC is left to the round trips);
+  decisions (moving the bytes over gRPC is left to the round trips). A round measures
+  ``ARENA_SIDE_SETS`` such sets, one before each of the three kinds of round trip, each of
+  another deal, so that the median spans the round's moments;
 - raw: the messages of that set, as serialized bytes, sent in lock step in the order of play to
   bare gRPC server processes that answer each with the same Decision, one process per
   entrant as in the match (``pingpong``): each deal's MatchStarts, then every request on its
@@ -20,7 +22,7 @@ of them alike:
   runner records for it (from sending the request to having the answer).
 
 The figures are the medians (p50) and 99th percentiles of all round trips, and the ratio of
-the arena's p50 to the raw p50 (the arena side: the median of the rounds). Then, with the same
+the arena's p50 to the raw p50 (the arena side: the median of all its sets). Then, with the same
 bot, decisions per second with 1 and with 8 duplicate sets played at once in one event loop
 (each set with its own bot processes, started beforehand). Start-up of processes is never
 timed.
@@ -63,6 +65,12 @@ GOAL_RATIO = 1.3
 
 GOAL_ARENA_US = 30.0
 """The arena's own work per decision should take at most this many microseconds."""
+
+ARENA_SIDE_SETS = 3
+"""Scripted duplicate sets per round that measure the arena side, each of its own deal."""
+
+EXTRA_SEED_BASE = 1_000_000
+"""The arena side's extra sets play deals from here on, apart from the rounds' deals."""
 
 DEFAULT_GAME = "briscola"
 DEFAULT_ROUNDS = 10
@@ -143,13 +151,15 @@ async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPong
     warm-up."""
     overhead = await measure_overhead(game, seed)
     raw_us = await raw.client.play(overhead.deals)
+    extra = [await measure_overhead(game, EXTRA_SEED_BASE + seed * ARENA_SIDE_SETS + 1)]
     bot_us = await direct.play(overhead.deals)
+    extra.append(await measure_overhead(game, EXTRA_SEED_BASE + seed * ARENA_SIDE_SETS + 2))
     result = await run_duplicate_async(game, seed, seats)
     check_clean(result, "a duplicate set with the bot")
     arena_us = _times(result.records)
     if latency is None:
         return
-    latency.overhead_us.append(overhead.us_per_decision)
+    latency.overhead_us += [sample.us_per_decision for sample in [overhead, *extra]]
     latency.raw_us += raw_us
     latency.bot_us += bot_us
     latency.arena_us += arena_us

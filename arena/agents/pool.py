@@ -123,8 +123,6 @@ class PooledAgent(Agent):
             except AgentFailure:
                 self.faulted = True
                 raise
-            finally:
-                self.pool.watch(bot)
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
         """Open the deal's Play stream with the bot."""
@@ -319,6 +317,7 @@ class AgentPool:
         """A new bot agent for ``key`` (launched by its first match)."""
         manifest, temp_root, _ = key
         bot = LocalProcessAgent(manifest, temp_root=temp_root)
+        bot.on_spawn = self.watch  # the watchdog hears of it before it listens
         self._live.add(bot)
         self.launched += 1
         return bot
@@ -334,7 +333,8 @@ class AgentPool:
             self._tell("-", bot)
 
     def watch(self, bot: LocalProcessAgent) -> None:
-        """Tell the watchdog (started now if need be) of a bot just started."""
+        """Tell the watchdog (started now if need be) of a bot whose process has just been
+        made: a worker killed while the bot starts up leaves nothing behind."""
         if bot.process is None:
             return
         if self._watchdog is None:

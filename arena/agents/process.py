@@ -15,7 +15,7 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,8 @@ class LocalProcessAgent(RemoteAgent):
         self.process: asyncio.subprocess.Process | None = None
         self.workdir: Path | None = None
         self._drain: asyncio.Task[None] | None = None
+        self.on_spawn: Callable[[LocalProcessAgent], None] | None = None
+        """Told as soon as the process exists, before it listens (a worker's watchdog)."""
 
     # --- description ---------------------------------------------------------------------
 
@@ -138,6 +140,8 @@ class LocalProcessAgent(RemoteAgent):
             raise self._sticky(init_error(
                 f"cannot run the command {argv[0]!r} in {self.manifest.folder}: "
                 f"{error.strerror or error}")) from None
+        if self.on_spawn is not None:
+            self.on_spawn(self)
         self._drain = asyncio.create_task(self._read_output(self.process))
         self._channel = grpc.aio.insecure_channel(address,
                                                   options=channel_options(self.max_message_bytes))

@@ -7,6 +7,7 @@ runner on the pool's event loop, as ``run_match`` plays them.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -231,3 +232,45 @@ def test_a_worker_that_ends_leaves_no_bot_behind(tmp_path: Path, temp_root: Path
     while Path(workdir).exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not Path(workdir).exists()
+
+
+def starting_worker(folder: str, temp_root: str) -> None:
+    """In a spawned process: play a set whose bot never listens, with a long start-up limit
+    (the worker is killed while it waits)."""
+    from arena.league.run_match import worker_pool
+
+    pool = worker_pool()
+    play(pool, [BotSeat.from_path(folder, Path(temp_root)), PolicySeat("random")],
+         control=TimeControl(startup_ms=int(WAIT_S * 1000)))
+
+
+def test_a_worker_killed_while_its_bot_starts_leaves_no_bot_behind(
+        tmp_path: Path, temp_root: Path) -> None:
+    """SIGKILL of a worker whose bot has started but does not listen yet: the pool's watchdog
+    already knows the bot, and stops it."""
+    pid_file = tmp_path / "bot.pid"
+    folder = tmp_path / "slow-start"
+    folder.mkdir()
+    script = (f"import os, pathlib, time; pathlib.Path({str(pid_file)!r})"
+              ".write_text(str(os.getpid())); time.sleep(600)")
+    (folder / "bot.toml").write_text(
+        'name = "slow-start"\nversion = "0.1"\nlanguage = "python"\n'
+        f'command = ["python", "-c", {json.dumps(script)}]\ngames = ["*"]\n', encoding="utf-8")
+    context = get_context("spawn")
+    process = context.Process(target=starting_worker, args=(str(folder), str(temp_root)))
+    process.start()
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the bot never started"
+            assert process.is_alive(), f"the worker ended early ({process.exitcode})"
+            time.sleep(0.01)
+        pid = int(pid_file.read_text())
+        os.kill(process.pid, signal.SIGKILL)
+        process.join(timeout=WAIT_S)
+    finally:
+        if process.is_alive():
+            process.kill()
+            process.join()
+    assert process.exitcode == -signal.SIGKILL
+    assert wait_gone(pid)

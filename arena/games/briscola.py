@@ -82,6 +82,9 @@ STRENGTH: Final = ITALIAN_40.per_card(BRISCOLA_STRENGTH)
 POINTS: Final = ITALIAN_40.per_card(BRISCOLA_POINTS)
 TWO_OF_BASTONI: Final = ITALIAN_40.card(Suit.BASTONI, Rank.DUE)
 DECLARE_TARGET: Final = 31
+_DECLARE_MEANING: Final = ActionMeaning(ActionKind.DECLARE, value=DECLARE_TARGET,
+                                        label="declare-31")
+"""The meaning of declaring 31, the same object every time (encoders cache by identity)."""
 
 _PLAY: Final = EventKind.PLAY
 _HAND_START: Final = EventKind.HAND_START
@@ -411,9 +414,9 @@ class BriscolaState(State[BriscolaGame]):
         """A card is PLAY, ``declare-31`` DECLARE (value 31), ``swap-trump`` SWAP of the 7 or 2."""
         if 0 <= action < ITALIAN_40.size:
             return _PLAY_MEANINGS[action]
-        label = self.action_to_string(action)
         if action == DECLARE_31:
-            return ActionMeaning(ActionKind.DECLARE, value=DECLARE_TARGET, label=label)
+            return _DECLARE_MEANING
+        label = self.action_to_string(action)
         if action == SWAP_TRUMP:
             own = self._swap_card()
             return ActionMeaning(ActionKind.SWAP, cards=(own,) if own >= 0 else (), label=label)

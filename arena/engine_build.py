@@ -25,8 +25,10 @@ from pathlib import Path
 from arena.games._compiled import (
     NOT_COMPILED,
     PACKAGE_DIR,
+    PROTOCOL_DIR,
     build_folder,
     cache_root,
+    compiled_protocol_sources,
     compiled_sources,
     is_complete,
     source_hash,
@@ -96,11 +98,18 @@ def _build(folder: Path, say: Progress) -> BuildResult:
         for path in PACKAGE_DIR.iterdir():
             if path.suffix == ".py" or path.name == "py.typed":
                 shutil.copy2(path, games / path.name)
+        # The protocol package whole (its other modules and generated code are type-checked,
+        # not compiled).
+        shutil.copytree(PROTOCOL_DIR, work / "arena" / "protocol",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
         modules = [str(Path("arena", "games", path.name)) for path in compiled_sources()]
+        modules += [str(Path("arena", "protocol", path.name))
+                    for path in compiled_protocol_sources()]
         say(f"compiling {len(modules)} modules with mypyc")
         _compile(work, modules)
         staging = work / "staging"
         (staging / "arena" / "games").mkdir(parents=True)
+        (staging / "arena" / "protocol").mkdir(parents=True)
         for library in work.glob("*__mypyc*"):
             if library.is_file():
                 shutil.move(library, staging / library.name)
@@ -108,6 +117,10 @@ def _build(folder: Path, say: Progress) -> BuildResult:
             if extension.suffix in (".so", ".pyd") and not extension.name.startswith(
                     tuple(name.removesuffix(".py") + "." for name in NOT_COMPILED)):
                 shutil.move(extension, staging / "arena" / "games" / extension.name)
+        for path in compiled_protocol_sources():
+            for extension in (work / "arena" / "protocol").glob(path.stem + ".*"):
+                if extension.suffix in (".so", ".pyd"):
+                    shutil.move(extension, staging / "arena" / "protocol" / extension.name)
         (staging / "SOURCE_HASH").write_text(source_hash() + "\n")
         (staging / "COMPLETE").write_text("")
         if folder.exists():

@@ -51,6 +51,31 @@ print(ENGINE, digest.hexdigest())
 """
 
 
+REQUESTS_SCRIPT = """
+import hashlib, random
+from arena.games import all_configurations, load_game
+from arena.protocol import PROTOCOL_ENGINE, RequestEncoder, decision_fields
+
+digest = hashlib.sha256()
+for game_id, seats, params in all_configurations():
+    game = load_game(game_id, seats, params)
+    for seed in range({seeds}):
+        choose = random.Random(seed)
+        state = game.new_initial_state(seed)
+        encoders = [RequestEncoder(state, seat) for seat in range(seats)]
+        request_id = 0
+        while not state.is_terminal():
+            request_id += 1
+            seat = state.current_player()
+            digest.update(encoders[seat].request_bytes(request_id, 1000, 30000 - request_id))
+            legal = state.legal_actions()
+            state.apply_action(legal[choose.randrange(len(legal))])
+for answer in (b"\\x12\\x04\\x08\\x01\\x10\\x02", b"\\x12\\x03\\x08\\x01", b"\\x00", b""):
+    digest.update(repr(decision_fields(answer)).encode())
+print(PROTOCOL_ENGINE, digest.hexdigest())
+"""
+
+
 def under_ci() -> bool:
     """True when the tests run under CI, where the compiled engine is built first."""
     return os.environ.get("CI", "").lower() == "true"
@@ -88,6 +113,35 @@ def test_the_compiled_and_interpreted_engines_play_the_same_games() -> None:
     interpreted = games_digest("python")
     assert (compiled[0], interpreted[0]) == ("compiled", "python")
     assert compiled[1] == interpreted[1]
+
+
+def test_the_compiled_and_interpreted_protocol_encode_the_same_requests() -> None:
+    """The protocol modules built with the engine run with it, and encode every request of
+    random playouts of every configuration to the same bytes as from source."""
+    require_compiled()
+    digests = {}
+    for engine in ("compiled", "python"):
+        env = {**os.environ, "ARENA_ENGINE": engine}
+        done = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT.format(seeds=SEEDS)],
+                              env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        ran, digest = done.stdout.split()
+        digests[ran] = digest
+    assert set(digests) == {"compiled", "python"}
+    assert digests["compiled"] == digests["python"]
+
+
+def test_the_protocol_encoder_runs_compiled_with_the_engine() -> None:
+    """With the compiled engine, the encoder and the answer reader load from its build."""
+    require_compiled()
+    import arena.protocol
+    import arena.protocol.encoder
+    import arena.protocol.replies
+
+    assert arena.protocol.PROTOCOL_ENGINE == "compiled"
+    for module in (arena.protocol.encoder, arena.protocol.replies):
+        assert module.__file__ is not None
+        assert module.__file__.endswith(tuple(EXTENSION_SUFFIXES))
 
 
 def test_arena_engine_python_keeps_the_engine_interpreted(monkeypatch: pytest.MonkeyPatch

@@ -8,6 +8,12 @@ never be stale: an edited source changes the hash, and the engine falls back to 
 it is built again. The compiled and the interpreted engine run the same code and give the same
 games, byte for byte.
 
+The same build also compiles the hot modules of the bot protocol's request encoder
+(``PROTOCOL_MODULES`` of ``arena.protocol``: the arena runs them at every decision of a bot);
+``arena.protocol`` puts them first on its path when the engine runs compiled
+(``use_compiled_protocol``). The games import nothing of the protocol: only this loader knows
+that the build holds both.
+
 ``ARENA_ENGINE`` chooses: ``auto`` (the default: compiled when built), ``python`` (never
 compiled) or ``compiled`` (fail at import when there is no build).
 """
@@ -24,10 +30,18 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 NOT_COMPILED = ("__init__.py", "_compiled.py")
 """The modules of the package that always run from source."""
+PROTOCOL_DIR = PACKAGE_DIR.parent / "protocol"
+PROTOCOL_MODULES = ("encoder.py", "fieldcache.py", "replies.py", "serialize.py", "wire.py")
+"""The modules of ``arena.protocol`` compiled with the engine: the request encoder and the
+reader of answers, which run at every decision."""
 ENGINE_VARIABLE = "ARENA_ENGINE"
 ENGINE_CHOICES = ("auto", "python", "compiled")
 SHARED_LIBRARY_SUFFIX = "__mypyc"
 """mypyc puts the code of all the compiled modules in one shared library, ``<hash>__mypyc``."""
+
+
+_loaded_build: list[Path] = []
+"""The build folder the engine was loaded from, once it is."""
 
 
 class EngineChoiceError(ImportError):
@@ -35,8 +49,13 @@ class EngineChoiceError(ImportError):
 
 
 def compiled_sources() -> list[Path]:
-    """The source files that the compiled engine is built from, sorted."""
+    """The game modules that the compiled engine is built from, sorted."""
     return sorted(path for path in PACKAGE_DIR.glob("*.py") if path.name not in NOT_COMPILED)
+
+
+def compiled_protocol_sources() -> list[Path]:
+    """The protocol modules built with the engine, sorted."""
+    return [PROTOCOL_DIR / name for name in PROTOCOL_MODULES]
 
 
 def source_hash() -> str:
@@ -45,6 +64,8 @@ def source_hash() -> str:
     digest.update(f"{sys.implementation.cache_tag}:{sys.platform}:{sys.maxsize}".encode())
     for path in compiled_sources():
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in compiled_protocol_sources():
+        digest.update(b"protocol/" + path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -90,6 +111,17 @@ def use_compiled_engine(package_path: list[str]) -> str:
         return "python"
     _load_shared_library(folder)
     package_path.insert(0, str(folder / "arena" / "games"))
+    _loaded_build[:] = [folder]
+    return "compiled"
+
+
+def use_compiled_protocol(package_path: list[str]) -> str:
+    """Put the build's protocol modules first on ``arena.protocol``'s path when the engine
+    runs compiled (they use its compiled classes); ``"compiled"`` or ``"python"``."""
+    folder = _loaded_build[0] if _loaded_build else None
+    if folder is None or not (folder / "arena" / "protocol").is_dir():
+        return "python"
+    package_path.insert(0, str(folder / "arena" / "protocol"))
     return "compiled"
 
 

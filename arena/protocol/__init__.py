@@ -4,7 +4,15 @@ Wire action ids are engine actions + 1 (0 is unset and always rejected). ``Reque
 builds a seat's DecisionRequests from cached bytes; its ``request_bytes`` can be sent through
 a gRPC stream as is (with an identity serializer). ``decision_fields`` reads a bot's answer
 straight from its bytes when it has the plain shape protobuf writes.
+
+When the rules engine runs compiled, the encoder and the reader of answers run compiled too,
+from the same build (``arena.games._compiled.PROTOCOL_MODULES``); ``PROTOCOL_ENGINE`` says which.
 """
+
+from arena.games._compiled import use_compiled_protocol
+
+PROTOCOL_ENGINE = use_compiled_protocol(__path__)
+"""How the encoder and the answer reader run: ``compiled`` (with the engine) or ``python``."""
 
 from arena.protocol.actions import (
     engine_action,

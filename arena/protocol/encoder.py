@@ -10,8 +10,9 @@ The bytes are those protobuf's own serializer gives for the same message.
 from __future__ import annotations
 
 from functools import partial
+from typing import Protocol
 
-from arena.games import Event, Observation, State
+from arena.games import ActionMeaning, Event, Game, Observation
 from arena.protocol.errors import ProtocolError
 from arena.protocol.fieldcache import FieldCache, legal_entries
 from arena.protocol.serialize import (
@@ -98,12 +99,27 @@ _STOCK_SIZES = FieldCache(partial(varint_field, STOCK_SIZE))
 _TEAMMATES = FieldCache(partial(packed_varints, TEAMMATES))
 
 
+class MatchView(Protocol):
+    """What the encoder reads of a match (a ``State`` is one): its game, a seat's observation
+    and the meaning of an action."""
+
+    @property
+    def game(self) -> Game:
+        """The game being played."""
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now."""
+
+    def action_meaning(self, action: int) -> ActionMeaning:
+        """What ``action`` does now."""
+
+
 class RequestEncoder:
     """Builds the PlayRequest of ``seat``'s current decision in ``state`` (one match)."""
 
     __slots__ = ("_count", "_events", "_game_seat", "_last", "seat", "state")
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: MatchView, seat: int) -> None:
         """Encode for ``seat`` of the match ``state`` (the state the match goes on in)."""
         game = state.game
         if not 0 <= seat < game.num_players:

@@ -34,19 +34,21 @@ def build_command(
 def status_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Which engine runs (compiled or python), the sources' hash and the build folder."""
+    """Which engine runs (compiled or python), and the protocol encoder with it; the sources'
+    hash and the build folder."""
     from arena.games import ENGINE
     from arena.games._compiled import build_folder, engine_choice, is_complete, source_hash
+    from arena.protocol import PROTOCOL_ENGINE
 
     folder = build_folder()
-    status = {"engine": ENGINE, "choice": engine_choice(), "source_hash": source_hash(),
-              "built": is_complete(folder), "folder": str(folder)}
+    status = {"engine": ENGINE, "protocol": PROTOCOL_ENGINE, "choice": engine_choice(),
+              "source_hash": source_hash(), "built": is_complete(folder), "folder": str(folder)}
     if as_json:
         print(json.dumps(status))
         return
     built = "built" if status["built"] else "not built (arena engine build)"
-    print(f"engine: {ENGINE} (ARENA_ENGINE={status['choice']}); build of these sources: "
-          f"{built}, {folder}")
+    print(f"engine: {ENGINE} (ARENA_ENGINE={status['choice']}), protocol encoder: "
+          f"{PROTOCOL_ENGINE}; build of these sources: {built}, {folder}")
 
 
 @engine_app.command("clean")

@@ -213,6 +213,7 @@ def test_arena_engine_status_reports_the_engine_and_its_build() -> None:
     assert result.exit_code == 0, result.output
     status = json.loads(result.output)
     assert status["engine"] == arena.games.ENGINE
+    assert status["protocol"] == arena.games.ENGINE
     assert status["source_hash"] == _compiled.source_hash()
     assert Path(status["folder"]).name == status["source_hash"]
     if arena.games.ENGINE == "compiled":

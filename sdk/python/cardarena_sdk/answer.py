@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.wire import varint
 
 MAX_DEBUG_BYTES = 1024
 """The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""
@@ -25,7 +26,7 @@ _DEBUG = 0x1A
 """``Decision.debug``: field 3, length-delimited."""
 _UINT32_MAX = 0xFFFFFFFF
 _ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
-"""The one-byte varints, by value."""
+"""Single bytes by value (the fields' keys)."""
 
 
 def action_id_of(answer: object) -> int:
@@ -42,20 +43,6 @@ def debug_bytes(debug: object) -> bytes:
     if len(data) <= MAX_DEBUG_BYTES:
         return data
     return data[:MAX_DEBUG_BYTES].decode(errors="ignore").encode()
-
-
-def varint(value: int) -> bytes:
-    """The base-128 varint of a non-negative int."""
-    if value < 0x80:
-        return _ONE_BYTE[value]
-    if value < 0x4000:
-        return bytes((value & 0x7F | 0x80, value >> 7))
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _check_action_id(action_id: int) -> None:

@@ -181,15 +181,14 @@ class BriscolaGame(Game):
 class BriscolaState(State[BriscolaGame]):
     """A Briscola match in progress."""
 
-    __slots__ = ("_dealer", "_drawn", "_hand_number", "_hands", "_leader", "_order", "_phase",
+    __slots__ = ("_dealer", "_hand_number", "_hands", "_leader", "_order", "_phase",
                  "_points", "_stock_left", "_trick", "_trump", "_trump_card", "_won")
 
     _won: i64
     """A bit per card won in a trick this hand."""
     _order: list[int]
-    """The hand's dealt order: the stock is its cards after the face-up trump, drawn in turn."""
-    _drawn: i64
-    """The index in ``_order`` of the next card drawn from the stock."""
+    """The hand's dealt order: the stock is its cards after the face-up trump, drawn in turn
+    (the next one at ``len(_order) - _stock_left + 1``)."""
     _stock_left: i64
     """Cards in the stock, the face-up trump (always drawn last) included."""
 
@@ -220,7 +219,6 @@ class BriscolaState(State[BriscolaGame]):
         self._trump = SUIT[trump_card]
         # The stock is the cards after the face-up one, drawn in order; the face-up card last.
         self._order = order
-        self._drawn = 3 * n + 1
         self._stock_left = len(order) - 3 * n
         self._trick: list[int] = []
         self._points = [0] * n
@@ -367,8 +365,7 @@ class BriscolaState(State[BriscolaGame]):
                 drawer = (winner + offset) % n
                 left -= 1
                 if left:
-                    drawn = self._order[self._drawn]
-                    self._drawn += 1
+                    drawn = self._order[len(self._order) - left]
                     log.append(_PRIVATE_DRAW_ENTRY[drawer][drawn])
                 else:  # the face-up trump, which everybody sees taken
                     drawn = self._trump_card

@@ -40,7 +40,7 @@ SHARED_LIBRARY_SUFFIX = "__mypyc"
 """mypyc puts the code of all the compiled modules in one shared library, ``<hash>__mypyc``."""
 
 
-_loaded_build: list[Path] = []
+_loaded_build: Path | None = None
 """The build folder the engine was loaded from, once it is."""
 
 
@@ -109,16 +109,17 @@ def use_compiled_engine(package_path: list[str]) -> str:
             raise EngineChoiceError(f"{ENGINE_VARIABLE}=compiled, but the engine is not built "
                                     "for these sources: run arena engine build")
         return "python"
+    global _loaded_build
     _load_shared_library(folder)
     package_path.insert(0, str(folder / "arena" / "games"))
-    _loaded_build[:] = [folder]
+    _loaded_build = folder
     return "compiled"
 
 
 def use_compiled_protocol(package_path: list[str]) -> str:
     """Put the build's protocol modules first on ``arena.protocol``'s path when the engine
     runs compiled (they use its compiled classes); ``"compiled"`` or ``"python"``."""
-    folder = _loaded_build[0] if _loaded_build else None
+    folder = _loaded_build
     if folder is None or not (folder / "arena" / "protocol").is_dir():
         return "python"
     package_path.insert(0, str(folder / "arena" / "protocol"))

@@ -24,9 +24,10 @@ from arena.games._compiled import EngineChoiceError, use_compiled_engine
 SEEDS = 3
 """Random playouts per configuration in the comparison of the two engines."""
 
-DIGEST_SCRIPT = """
-import hashlib, random, sys
+PLAYOUTS_SCRIPT = """
+import hashlib, random
 from arena.games import ENGINE, all_configurations, load_game
+{imports}
 
 digest = hashlib.sha256()
 for game_id, seats, params in all_configurations():
@@ -34,6 +35,12 @@ for game_id, seats, params in all_configurations():
     for seed in range({seeds}):
         choose = random.Random(seed)
         state = game.new_initial_state(seed)
+{body}
+"""
+"""A script that plays random playouts of every configuration into ``digest``: ``body`` is
+each playout's code, indented in the loop over seeds, and the script's own ``imports``."""
+
+DIGEST_SCRIPT = PLAYOUTS_SCRIPT.format(imports="", seeds=SEEDS, body="""\
         twin = None
         while not state.is_terminal():
             legal = state.legal_actions()
@@ -47,21 +54,11 @@ for game_id, seats, params in all_configurations():
                 twin.apply_action(twin.legal_actions()[0])
             parts += [twin.history(), twin.returns()]
         digest.update(repr(parts).encode())
-print(ENGINE, digest.hexdigest())
-"""
+print(ENGINE, digest.hexdigest())""")
 
-
-REQUESTS_SCRIPT = """
-import hashlib, random
-from arena.games import all_configurations, load_game
-from arena.protocol import PROTOCOL_ENGINE, RequestEncoder, decision_fields
-
-digest = hashlib.sha256()
-for game_id, seats, params in all_configurations():
-    game = load_game(game_id, seats, params)
-    for seed in range({seeds}):
-        choose = random.Random(seed)
-        state = game.new_initial_state(seed)
+REQUESTS_SCRIPT = PLAYOUTS_SCRIPT.format(
+    imports="from arena.protocol import PROTOCOL_ENGINE, RequestEncoder, decision_fields",
+    seeds=SEEDS, body="""\
         encoders = [RequestEncoder(state, seat) for seat in range(seats)]
         request_id = 0
         while not state.is_terminal():
@@ -72,8 +69,7 @@ for game_id, seats, params in all_configurations():
             state.apply_action(legal[choose.randrange(len(legal))])
 for answer in (b"\\x12\\x04\\x08\\x01\\x10\\x02", b"\\x12\\x03\\x08\\x01", b"\\x00", b""):
     digest.update(repr(decision_fields(answer)).encode())
-print(PROTOCOL_ENGINE, digest.hexdigest())
-"""
+print(PROTOCOL_ENGINE, digest.hexdigest())""")
 
 
 def under_ci() -> bool:
@@ -93,7 +89,7 @@ def games_digest(engine: str) -> tuple[str, str]:
     """The engine that ran and a digest of random playouts of every configuration, played in a
     fresh process with ``ARENA_ENGINE=engine``."""
     env = {**os.environ, "ARENA_ENGINE": engine}
-    done = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT.format(seeds=SEEDS)], env=env,
+    done = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT], env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     ran, digest = done.stdout.split()
@@ -122,7 +118,7 @@ def test_the_compiled_and_interpreted_protocol_encode_the_same_requests() -> Non
     digests = {}
     for engine in ("compiled", "python"):
         env = {**os.environ, "ARENA_ENGINE": engine}
-        done = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT.format(seeds=SEEDS)],
+        done = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT],
                               env=env, capture_output=True, text=True, timeout=600, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
         ran, digest = done.stdout.split()

@@ -11,9 +11,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from arena.games import Game, Observation, State
+
+
+class ObservableState(Protocol):
+    """What a turn reads of a match: a seat's observation (a ``State`` is one)."""
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now."""
 
 
 @dataclass(frozen=True)
@@ -34,28 +41,29 @@ class DealSetup:
 class Turn:
     """One decision asked of an agent: its request id, and the seat's view in either form."""
 
-    __slots__ = ("_observation", "_observe", "_payload", "_request", "request_id", "seat")
+    __slots__ = ("_observation", "_payload", "_state", "request_id", "seat")
 
-    def __init__(self, request_id: int, seat: int, observe: Callable[[], Observation],
-                 request: Callable[[], bytes]) -> None:
-        """Keep the request id and how to build the observation and the wire request."""
+    def __init__(self, request_id: int, seat: int, state: ObservableState,
+                 payload: bytes | None = None) -> None:
+        """Decision ``request_id`` of ``seat`` in ``state``; ``payload``: the serialized
+        PlayRequest for a remote agent (None for in-process ones)."""
         self.request_id = request_id
         self.seat = seat
-        self._observe = observe
-        self._request = request
+        self._state = state
+        self._payload = payload
         self._observation: Observation | None = None
-        self._payload: bytes | None = None
 
     def observation(self) -> Observation:
         """The engine observation of the seat (built once)."""
         if self._observation is None:
-            self._observation = self._observe()
+            self._observation = self._state.observation(self.seat)
         return self._observation
 
     def payload(self) -> bytes:
-        """The serialized PlayRequest wrapping the seat's DecisionRequest (built once)."""
+        """The serialized PlayRequest wrapping the seat's DecisionRequest."""
         if self._payload is None:
-            self._payload = self._request()
+            raise RuntimeError(f"request {self.request_id} has no wire form: it was made for "
+                               "an in-process agent")
         return self._payload
 
 

@@ -44,9 +44,16 @@ STRIKE_KINDS = frozenset({FaultKind.TIMEOUT, FaultKind.ILLEGAL, FaultKind.UNSET,
 """Faults that count a strike; the others forfeit at once."""
 
 
+_REASON_NAMES = {int(value): str(name).removeprefix(REASON_PREFIX)
+                 for name, value in pb.ReasonCode.items()}
+
+
 def reason_name(code: int) -> str:
     """``OK``, ``TIMEOUT``, ... for a ReasonCode value."""
-    return str(pb.ReasonCode.Name(code)).removeprefix(REASON_PREFIX)
+    try:
+        return _REASON_NAMES[code]
+    except KeyError:
+        raise ValueError(f"{code!r} is not a ReasonCode value") from None
 
 
 def reason_code(name: str) -> int:

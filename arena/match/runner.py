@@ -29,6 +29,7 @@ from arena.agents import (
     AgentFailure,
     DealEnd,
     DealSetup,
+    Reply,
     SeatSpec,
     Turn,
 )
@@ -63,11 +64,6 @@ VOID = pb.REASON_CODE_VOID_INFRA
 
 class VoidDeal(Exception):
     """The arena itself failed in a deal: no verdict against any bot."""
-
-
-def _no_payload() -> bytes:
-    """In-process agents get no wire request."""
-    raise RuntimeError("an in-process agent asked for a wire request")
 
 
 @dataclass
@@ -144,75 +140,89 @@ async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int,
     """Ask a seat for decision ``index``: the engine action to apply and the time taken (µs)."""
     state = deal.state
     request_id = index + 1
-    decision_ms, bank_ms = seat.clock.time_left_ms()
     encoder = seat.encoder
-    request = (partial(encoder.request_bytes, request_id, decision_ms, bank_ms)
-               if encoder is not None else _no_payload)
-    turn = Turn(request_id, seat.seat, partial(state.observation, seat.seat), request)
-    if seat.agent.remote:
-        turn.payload()
-    allowance_us = seat.clock.allowance_us()
+    seat_clock = seat.clock
+    turn = Turn(request_id, seat.seat, state, None if encoder is None else
+                encoder.request_bytes(request_id, *seat_clock.time_left_ms()))
+    agent = seat.agent
+    allowance_us = seat_clock.allowance_us()
     start = clock()
     try:
-        reply = await seat.agent.decide(turn, allowance_us / 1e6)
+        reply = await agent.decide(turn, allowance_us / 1e6)
     except AgentFailure as failure:
-        elapsed = (clock() - start) // 1000
-        if failure.reason == VOID:
-            raise VoidDeal(failure.detail) from None
-        seat.connected = False
-        action = seat.substitute(state)
-        seat.forfeit(failure.reason, failure.detail)
-        deal.faults.append(Fault(seat.seat, FaultKind(failure.kind), failure.detail, index,
-                                 action=action))
-        return action, elapsed
+        return _failed(deal, seat, index, failure), (clock() - start) // 1000
     elapsed = (clock() - start) // 1000
     if reply is None:
-        seat.clock.expire()
+        seat_clock.expire()
         kind = FaultKind.TIMEOUT
         detail = f"no answer within {allowance_us // 1000} ms (decision and bank)"
-    elif seat.agent.timed and not seat.clock.charge(elapsed):
+    elif agent.timed and not seat_clock.charge(elapsed):
         kind = FaultKind.TIMEOUT
         detail = (f"answered after {elapsed // 1000} ms; {allowance_us // 1000} ms were left "
                   "(decision and bank)")
     else:
-        if reply.debug and not reply.malformed:
-            deal.debug.append(DebugNote(index, seat.seat, cap_text(reply.debug, DEBUG_CAP)))
         action = reply.action_id - 1
-        if (not reply.malformed and reply.request_id == request_id and action >= 0
-                and action in state.legal_actions()):
-            return action, elapsed
-        legal = {wire_action(action) for action in state.legal_actions()}
-        verdict = judge(reply, request_id, legal)
-        if verdict.action is not None:
-            return verdict.action, elapsed
-        assert verdict.kind is not None
-        kind, detail = verdict.kind, verdict.detail
-    action = seat.substitute(state)
+        if reply.debug or reply.malformed or reply.request_id != request_id or action < 0 \
+                or action not in state.legal_actions():
+            return _judged(deal, seat, index, reply), elapsed
+        return action, elapsed
+    return _struck(deal, seat, index, kind, detail), elapsed
+
+
+def _failed(deal: _Deal, seat: _Seat, index: int, failure: AgentFailure) -> int:
+    """A seat whose agent failed at decision ``index`` forfeits; the substitute's action."""
+    if failure.reason == VOID:
+        raise VoidDeal(failure.detail) from None
+    seat.connected = False
+    action = seat.substitute(deal.state)
+    seat.forfeit(failure.reason, failure.detail)
+    deal.faults.append(Fault(seat.seat, FaultKind(failure.kind), failure.detail, index,
+                             action=action))
+    return action
+
+
+def _judged(deal: _Deal, seat: _Seat, index: int, reply: Reply) -> int:
+    """The action of an answer that is not plainly a legal Decision of this request (it may
+    carry debug text, or be a fault)."""
+    if reply.debug and not reply.malformed:
+        deal.debug.append(DebugNote(index, seat.seat, cap_text(reply.debug, DEBUG_CAP)))
+    legal = {wire_action(action) for action in deal.state.legal_actions()}
+    verdict = judge(reply, index + 1, legal)
+    if verdict.action is not None:
+        return verdict.action
+    assert verdict.kind is not None
+    return _struck(deal, seat, index, verdict.kind, verdict.detail)
+
+
+def _struck(deal: _Deal, seat: _Seat, index: int, kind: FaultKind, detail: str) -> int:
+    """A fault at decision ``index``: a strike (the seat forfeits at the limit); the
+    substitute's action."""
+    action = seat.substitute(deal.state)
     seat.strikes += 1
     deal.faults.append(Fault(seat.seat, kind, detail, index, seat.strikes, action))
     if seat.strikes >= deal.strikes:
         seat.forfeit(strike_reason(kind), f"{seat.strikes} strikes; the last: {kind}: {detail}")
-    return action, elapsed
+    return action
 
 
 async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
     """Play the deal to its end; a forfeited seat's decisions go to its substitute."""
-    state = deal.state
-    await asyncio.gather(*(_open(deal, seat) for seat in deal.seats))
+    state, seats, times, on_action = deal.state, deal.seats, deal.decision_us, deal.on_action
+    await asyncio.gather(*(_open(deal, seat) for seat in seats))
     while not state.is_terminal():
-        index = len(deal.decision_us)
+        index = len(times)
         if index == max_actions:
             raise VoidDeal(f"{deal.game.id}: the match was stopped after {max_actions} actions "
                            "without ending")
-        seat = deal.seats[state.current_player()]
-        if seat.forfeited:
+        seat = seats[state.current_player()]
+        if seat.reason != OK:
             action, elapsed = seat.substitute(state), None
         else:
             action, elapsed = await _ask(deal, seat, index, clock)
         state.apply_action(action)
-        deal.decision_us.append(elapsed)
-        if deal.on_action is not None:
-            deal.on_action(state)
+        times.append(elapsed)
+        if on_action is not None:
+            on_action(state)
 
 
 class _SharedEnd:

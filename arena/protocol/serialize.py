@@ -8,9 +8,8 @@ objects. An observation is three parts: the fields before ``events`` (1-11), the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
-from operator import attrgetter
 
 from arena.games import ActionMeaning, Event, EventEntry, Observation
 from arena.protocol.errors import ProtocolError
@@ -96,42 +95,37 @@ beyond this."""
 _event_cache: dict[EventEntry, tuple[bytes, bytes]] = {}
 """An event's entry in an Observation and in a MatchEnd, by content. A deal's MatchEnd lists
 every event unmasked, and nearly each of them went unmasked to some seat during the deal."""
-_event_key = attrgetter("kind", "seat", "cards", "values")
-"""An ``Event``'s content as the ``EventEntry`` tuple ``State.event_entries`` gives."""
 
 
 def _event_entries(entry: EventEntry) -> tuple[bytes, bytes]:
     """An event's ``events`` entry in an Observation (field 12) and in a MatchEnd (field 3)."""
-    body = _event_body(*entry)
+    kind, seat, cards, values = entry
+    body = _event_body(kind, seat, cards, values)
     size = varint(len(body))
     return EVENTS + size + body, END_EVENTS + size + body
 
 
-def _cached_entries(entries: Iterable[EventEntry], which: int) -> bytes:
-    """The entries (0: Observation's, 1: MatchEnd's) of several events, each distinct event
-    encoded once."""
-    cache = _event_cache
-    if len(cache) > EVENT_CACHE_LIMIT:
-        cache.clear()
-    parts = []
-    for entry in entries:
-        encoded = cache.get(entry)
-        if encoded is None:
-            encoded = cache[entry] = _event_entries(entry)
-        parts.append(encoded[which])
-    return b"".join(parts)
+def _encoded(entry: EventEntry) -> tuple[bytes, bytes]:
+    """An event's two entries (``_event_entries``), each distinct event encoded once."""
+    encoded = _event_cache.get(entry)
+    if encoded is None:
+        if len(_event_cache) >= EVENT_CACHE_LIMIT:
+            _event_cache.clear()
+        encoded = _event_cache[entry] = _event_entries(entry)
+    return encoded
 
 
 def events_bytes(events: Sequence[Event]) -> bytes:
     """The ``events`` entries of an Observation for several events."""
-    return _cached_entries(map(_event_key, events), 0)
+    return b"".join([_encoded((event.kind, event.seat, event.cards, event.values))[0]
+                     for event in events])
 
 
 def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
                     events: Sequence[EventEntry]) -> bytes:
     """A serialized MatchEnd: returns, reason codes and every event (``State.event_entries``)."""
     return b"".join((packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons),
-                     _cached_entries(events, 1)))
+                     b"".join([_encoded(entry)[1] for entry in events])))
 
 
 def game_seat_bytes(game: str, seat: int, num_seats: int) -> bytes:

@@ -66,8 +66,8 @@ def setup(seat: int = 0) -> DealSetup:
 
 def turn(state_encoder: RequestEncoder, request_id: int) -> Turn:
     """The request for seat 0's decision."""
-    return Turn(request_id, 0, lambda: state_encoder.state.observation(0),
-                lambda: state_encoder.request_bytes(request_id, 1000, 2000))
+    return Turn(request_id, 0, state_encoder.state,
+                state_encoder.request_bytes(request_id, 1000, 2000))
 
 
 def test_a_bot_starts_plays_and_is_stopped(tmp_path: Path, temp_root: Path) -> None:

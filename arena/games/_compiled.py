@@ -31,7 +31,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 NOT_COMPILED = ("__init__.py", "_compiled.py")
 """The modules of the package that always run from source."""
 PROTOCOL_DIR = PACKAGE_DIR.parent / "protocol"
-PROTOCOL_MODULES = ("encoder.py", "fieldcache.py", "replies.py", "serialize.py", "wire.py")
+PROTOCOL_MODULES = ("encoder.py", "fieldcache.py", "keys.py", "replies.py", "serialize.py",
+                    "wire.py")
 """The modules of ``arena.protocol`` compiled with the engine: the request encoder and the
 reader of answers, which run at every decision."""
 ENGINE_VARIABLE = "ARENA_ENGINE"

@@ -10,11 +10,11 @@ The bytes are those protobuf's own serializer gives for the same message.
 from __future__ import annotations
 
 from functools import partial
-from typing import Protocol
+from typing import Final, Protocol
 
 from arena.games import ActionMeaning, Event, Game, Observation
 from arena.protocol.errors import ProtocolError
-from arena.protocol.fieldcache import FieldCache, legal_entries
+from arena.protocol.fieldcache import FieldCache, IntsCache, legal_entries
 from arena.protocol.serialize import (
     CALLED_CARD,
     CURRENT_PLAYER,
@@ -87,16 +87,16 @@ def _trick(plays: tuple[tuple[int, int], ...]) -> bytes:
     return b"".join(parts)
 
 
-_TURNS = FieldCache(_turn_fields)
-_HANDS = FieldCache(partial(packed_zigzags, HAND))
-_HAND_SIZES = FieldCache(partial(packed_varints, HAND_SIZES))
-_POINTS = FieldCache(partial(packed_zigzags, POINTS))
-_VISIBLE_HANDS = FieldCache(_visible_hands)
-_TRUMPS = FieldCache(_trump_fields)
-_TABLES = FieldCache(partial(packed_zigzags, TABLE))
-_TRICKS = FieldCache(_trick)
-_STOCK_SIZES = FieldCache(partial(varint_field, STOCK_SIZE))
-_TEAMMATES = FieldCache(partial(packed_varints, TEAMMATES))
+_TURNS: Final = FieldCache(_turn_fields)
+_HANDS: Final = IntsCache(partial(packed_zigzags, HAND))
+_HAND_SIZES: Final = IntsCache(partial(packed_varints, HAND_SIZES))
+_POINTS: Final = IntsCache(partial(packed_zigzags, POINTS))
+_VISIBLE_HANDS: Final = FieldCache(_visible_hands)
+_TRUMPS: Final = FieldCache(_trump_fields)
+_TABLES: Final = IntsCache(partial(packed_zigzags, TABLE))
+_TRICKS: Final = FieldCache(_trick)
+_STOCK_SIZES: Final = FieldCache(partial(varint_field, STOCK_SIZE))
+_TEAMMATES: Final = IntsCache(partial(packed_varints, TEAMMATES))
 
 
 class MatchView(Protocol):
@@ -190,7 +190,7 @@ class RequestEncoder:
                                               and events[count - 1] != self._last)):
             self._events, count = bytearray(), 0
         if len(events) > count:
-            self._events += events_bytes(events[count:])
+            self._events += events_bytes(events, count)
             self._count = len(events)
             self._last = events[-1]
         return self._events

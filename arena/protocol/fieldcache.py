@@ -1,8 +1,10 @@
 """Encoded fields kept by value, process-wide: most field values recur in every match.
 
 A ``FieldCache`` maps a value (an int, a tuple of ints, a tuple of such tuples) to the bytes
-of its field. A hit is a plain dict lookup; a miss encodes the value once. Floats are never
-used as keys: ``0.0 == -0.0`` would share one encoding between values whose bytes differ.
+of its field. A hit is a plain dict lookup; a miss encodes the value once. An ``IntsCache``
+does the same for tuples of ints, by a key that is one int for the short ones (``keys``).
+Floats are never used as keys: ``0.0 == -0.0`` would share one encoding between values whose
+bytes differ.
 Legal actions are kept by the identity of their (immutable) meaning, with the content as a
 second chance, since games hand out the same meaning objects decision after decision.
 """
@@ -11,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import fields
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from arena.games import ActionMeaning
+from arena.protocol.keys import ints_key
 from arena.protocol.serialize import legal_action_bytes
 
-FIELD_CACHE_LIMIT = 1 << 14
+FIELD_CACHE_LIMIT: Final = 1 << 14
 """Values kept per field; a cache starts over beyond this."""
 
 Value = TypeVar("Value", bound=Hashable)
@@ -42,15 +45,40 @@ class FieldCache(dict[Value, bytes]):
         return encoded
 
 
-ACTION_CACHE_LIMIT = 1 << 14
+class IntsCache:
+    """The encoded field of each tuple of ints seen, kept by its ``ints_key`` (one int for
+    short tuples of small ints), encoded on first use (``cache[values]``)."""
+
+    __slots__ = ("encode", "entries", "limit")
+
+    def __init__(self, encode: Callable[[tuple[int, ...]], bytes],
+                 limit: int = FIELD_CACHE_LIMIT) -> None:
+        """Encode missing tuples with ``encode``; keep at most ``limit`` of them."""
+        self.encode = encode
+        self.limit = limit
+        self.entries: dict[int | tuple[int, ...], bytes] = {}
+
+    def __getitem__(self, values: tuple[int, ...]) -> bytes:
+        """The encoded field of ``values`` (an encoding error leaves the cache as it was)."""
+        key = ints_key(values)
+        encoded = self.entries.get(key)
+        if encoded is None:
+            encoded = self.encode(values)
+            if len(self.entries) >= self.limit:
+                self.entries.clear()
+            self.entries[key] = encoded
+        return encoded
+
+
+ACTION_CACHE_LIMIT: Final = 1 << 14
 """Legal actions kept per cache (by meaning identity and by content); each starts over
 beyond this."""
 
-_by_identity: dict[int, tuple[ActionMeaning, int, bytes]] = {}
+_by_identity: Final[dict[int, tuple[ActionMeaning, int, bytes]]] = {}
 """``id(meaning)`` -> (the meaning itself, its action, the entry): holding the meaning keeps
 its id from being reused while the entry lives."""
-_by_content: dict[tuple[int, tuple[object, ...]], bytes] = {}
-_MEANING_FIELDS = tuple(field.name for field in fields(ActionMeaning))
+_by_content: Final[dict[tuple[int, tuple[object, ...]], bytes]] = {}
+_MEANING_FIELDS: Final = tuple(field.name for field in fields(ActionMeaning))
 
 
 def _content(meaning: ActionMeaning) -> tuple[object, ...]:

@@ -8,17 +8,19 @@ caller parses with protobuf, which then decides what the bytes mean (and what is
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.protocol.serialize import F1_VARINT, F2_VARINT
 
-_DECISION_KEY = 0x12
+_DECISION_KEY: Final = 0x12
 """``PlayResponse.decision``: field 2, length-delimited."""
-_REQUEST_ID_KEY = F1_VARINT[0]
-_ACTION_ID_KEY = F2_VARINT[0]
-_DEBUG_KEY = 0x1A
+_REQUEST_ID_KEY: Final = F1_VARINT[0]
+_ACTION_ID_KEY: Final = F2_VARINT[0]
+_DEBUG_KEY: Final = 0x1A
 """``Decision.debug``: field 3, length-delimited."""
-_MAX_SIZE = 2 + 0x7F
+_MAX_SIZE: Final = 2 + 0x7F
 """The longest response read here: a body whose length is a one-byte varint."""
-_MAX_VARINT_BYTES = 4
+_MAX_VARINT_BYTES: Final = 4
 """Longer varints (values of 2**28 and more) are left to protobuf."""
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Final
 
 from arena.games import ActionMeaning, Event, EventEntry, Observation
 from arena.protocol.errors import ProtocolError
+from arena.protocol.keys import EventKey, event_key
 from arena.protocol.wire import (
     LENGTH,
     VARINT,
@@ -29,47 +31,47 @@ from arena.protocol.wire import (
 )
 
 # Observation fields.
-GAME = tag(1, LENGTH)
-SEAT = tag(2, VARINT)
-NUM_SEATS = tag(3, VARINT)
-HAND_NUMBER = tag(4, VARINT)
-DEALER = tag(5, VARINT)
-PHASE = tag(6, LENGTH)
-CURRENT_PLAYER = tag(7, VARINT)
-HAND = tag(8, LENGTH)
-HAND_SIZES = tag(9, LENGTH)
-POINTS = tag(10, LENGTH)
-SCORES = tag(11, LENGTH)
-EVENTS = tag(12, LENGTH)
-VISIBLE_HANDS = tag(13, LENGTH)
-TRUMP_SUIT = tag(14, VARINT)
-TRUMP_CARD = tag(15, VARINT)
-CALLED_CARD = tag(16, VARINT)
-TABLE = tag(17, LENGTH)
-TRICK = tag(18, LENGTH)
-STOCK_SIZE = tag(19, VARINT)
-TEAMMATES = tag(20, LENGTH)
+GAME: Final = tag(1, LENGTH)
+SEAT: Final = tag(2, VARINT)
+NUM_SEATS: Final = tag(3, VARINT)
+HAND_NUMBER: Final = tag(4, VARINT)
+DEALER: Final = tag(5, VARINT)
+PHASE: Final = tag(6, LENGTH)
+CURRENT_PLAYER: Final = tag(7, VARINT)
+HAND: Final = tag(8, LENGTH)
+HAND_SIZES: Final = tag(9, LENGTH)
+POINTS: Final = tag(10, LENGTH)
+SCORES: Final = tag(11, LENGTH)
+EVENTS: Final = tag(12, LENGTH)
+VISIBLE_HANDS: Final = tag(13, LENGTH)
+TRUMP_SUIT: Final = tag(14, VARINT)
+TRUMP_CARD: Final = tag(15, VARINT)
+CALLED_CARD: Final = tag(16, VARINT)
+TABLE: Final = tag(17, LENGTH)
+TRICK: Final = tag(18, LENGTH)
+STOCK_SIZE: Final = tag(19, VARINT)
+TEAMMATES: Final = tag(20, LENGTH)
 # Keys by field number and type, shared by Event, VisibleHand, TrickPlay, LegalAction, TimeLeft.
-F1_VARINT = tag(1, VARINT)
-F2_VARINT = tag(2, VARINT)
-F2_LENGTH = tag(2, LENGTH)
-F3_LENGTH = tag(3, LENGTH)
-F4_LENGTH = tag(4, LENGTH)
-F5_VARINT = tag(5, VARINT)
-F6_VARINT = tag(6, VARINT)
-F7_VARINT = tag(7, VARINT)
-F8_VARINT = tag(8, VARINT)
-F9_LENGTH = tag(9, LENGTH)
+F1_VARINT: Final = tag(1, VARINT)
+F2_VARINT: Final = tag(2, VARINT)
+F2_LENGTH: Final = tag(2, LENGTH)
+F3_LENGTH: Final = tag(3, LENGTH)
+F4_LENGTH: Final = tag(4, LENGTH)
+F5_VARINT: Final = tag(5, VARINT)
+F6_VARINT: Final = tag(6, VARINT)
+F7_VARINT: Final = tag(7, VARINT)
+F8_VARINT: Final = tag(8, VARINT)
+F9_LENGTH: Final = tag(9, LENGTH)
 # DecisionRequest and PlayRequest fields.
-REQUEST_ID = tag(1, VARINT)
-OBSERVATION = tag(2, LENGTH)
-LEGAL_ACTIONS = tag(3, LENGTH)
-TIME_LEFT = tag(4, LENGTH)
-DECISION_REQUEST = tag(2, LENGTH)
+REQUEST_ID: Final = tag(1, VARINT)
+OBSERVATION: Final = tag(2, LENGTH)
+LEGAL_ACTIONS: Final = tag(3, LENGTH)
+TIME_LEFT: Final = tag(4, LENGTH)
+DECISION_REQUEST: Final = tag(2, LENGTH)
 # MatchEnd fields.
-END_RETURNS = tag(1, LENGTH)
-END_REASONS = tag(2, LENGTH)
-END_EVENTS = tag(3, LENGTH)
+END_RETURNS: Final = tag(1, LENGTH)
+END_REASONS: Final = tag(2, LENGTH)
+END_EVENTS: Final = tag(3, LENGTH)
 
 
 def _event_body(kind: int, seat: int, cards: Sequence[int], values: Sequence[int]) -> bytes:
@@ -89,43 +91,46 @@ def event_bytes(event: Event) -> bytes:
     return length_field(EVENTS, _event_body(event.kind, event.seat, event.cards, event.values))
 
 
-EVENT_CACHE_LIMIT = 1 << 15
+EVENT_CACHE_LIMIT: Final = 1 << 15
 """Encoded events kept by content (shared by every seat and match); the cache starts over
 beyond this."""
-_event_cache: dict[EventEntry, tuple[bytes, bytes]] = {}
-"""An event's entry in an Observation and in a MatchEnd, by content. A deal's MatchEnd lists
-every event unmasked, and nearly each of them went unmasked to some seat during the deal."""
+_event_cache: Final[dict[EventKey, tuple[bytes, bytes]]] = {}
+"""An event's entry in an Observation and in a MatchEnd, by ``event_key``. A deal's MatchEnd
+lists every event unmasked, and nearly each of them went unmasked to some seat during the
+deal."""
 
 
-def _event_entries(entry: EventEntry) -> tuple[bytes, bytes]:
-    """An event's ``events`` entry in an Observation (field 12) and in a MatchEnd (field 3)."""
-    kind, seat, cards, values = entry
-    body = _event_body(kind, seat, cards, values)
-    size = varint(len(body))
-    return EVENTS + size + body, END_EVENTS + size + body
-
-
-def _encoded(entry: EventEntry) -> tuple[bytes, bytes]:
-    """An event's two entries (``_event_entries``), each distinct event encoded once."""
-    encoded = _event_cache.get(entry)
+def _encoded(kind: int, seat: int, cards: tuple[int, ...],
+             values: tuple[int, ...]) -> tuple[bytes, bytes]:
+    """An event's ``events`` entry in an Observation (field 12) and in a MatchEnd (field 3),
+    each distinct event encoded once."""
+    key = event_key(kind, seat, cards, values)
+    encoded = _event_cache.get(key)
     if encoded is None:
+        body = _event_body(kind, seat, cards, values)
+        size = varint(len(body))
+        encoded = (EVENTS + size + body, END_EVENTS + size + body)
         if len(_event_cache) >= EVENT_CACHE_LIMIT:
             _event_cache.clear()
-        encoded = _event_cache[entry] = _event_entries(entry)
+        _event_cache[key] = encoded
     return encoded
 
 
-def events_bytes(events: Sequence[Event]) -> bytes:
-    """The ``events`` entries of an Observation for several events."""
-    return b"".join([_encoded((event.kind, event.seat, event.cards, event.values))[0]
-                     for event in events])
+def events_bytes(events: Sequence[Event], start: int = 0) -> bytes:
+    """The ``events`` entries of an Observation for the events from index ``start``."""
+    parts = []
+    for index in range(start, len(events)):
+        event = events[index]
+        parts.append(_encoded(event.kind, event.seat, event.cards, event.values)[0])
+    return b"".join(parts)
 
 
 def match_end_bytes(returns: Sequence[float], reasons: Sequence[int],
                     events: Sequence[EventEntry]) -> bytes:
     """A serialized MatchEnd: returns, reason codes and every event (``State.event_entries``)."""
     return b"".join((packed_doubles(END_RETURNS, returns), packed_varints(END_REASONS, reasons),
-                     b"".join([_encoded(entry)[1] for entry in events])))
+                     b"".join([_encoded(kind, seat, cards, values)[1]
+                               for kind, seat, cards, values in events])))
 
 
 def game_seat_bytes(game: str, seat: int, num_seats: int) -> bytes:
@@ -213,9 +218,9 @@ def legal_action_bytes(wire_id: int, meaning: ActionMeaning) -> bytes:
     return LEGAL_ACTIONS + varint(len(body)) + body
 
 
-TIME_CACHE_LIMIT = 1 << 12
+TIME_CACHE_LIMIT: Final = 1 << 12
 """Encoded ``time_left`` fields kept by value; the cache starts over beyond this."""
-_time_cache: dict[tuple[int, int], bytes] = {}
+_time_cache: Final[dict[tuple[int, int], bytes]] = {}
 
 
 def time_left_bytes(decision_ms: int, bank_ms: int) -> bytes:

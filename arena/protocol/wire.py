@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from typing import Final
 
 from arena.protocol.errors import ProtocolError
 
-VARINT = 0
-LENGTH = 2
+VARINT: Final = 0
+LENGTH: Final = 2
 
-_TABLE_SIZE = 1 << 14
-_UINT64 = (1 << 64) - 1
-_INT64_MIN = -(1 << 63)
-_SINT32_MIN = -(1 << 31)
-_SINT32_MAX = (1 << 31) - 1
+_TABLE_SIZE: Final = 1 << 14
+_UINT64: Final = (1 << 64) - 1
+_INT64_MIN: Final = -(1 << 63)
+_SINT32_MIN: Final = -(1 << 31)
+_SINT32_MAX: Final = (1 << 31) - 1
 
 
 def _varint(value: int) -> bytes:
@@ -32,9 +33,9 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-VARINTS: dict[int, bytes] = {value: _varint(value) for value in range(_TABLE_SIZE)}
+VARINTS: Final[dict[int, bytes]] = {value: _varint(value) for value in range(_TABLE_SIZE)}
 """Varints of the small non-negative ints, for lookups on hot paths."""
-ZIGZAGS: dict[int, bytes] = {value: VARINTS[(value << 1) ^ (value >> 31)]
+ZIGZAGS: Final[dict[int, bytes]] = {value: VARINTS[(value << 1) ^ (value >> 31)]
                              for value in range(-(_TABLE_SIZE >> 1), _TABLE_SIZE >> 1)}
 """Zigzag varints (sint32) of the small ints, for lookups on hot paths."""
 
@@ -106,7 +107,7 @@ def packed_zigzags(key: bytes, values: Sequence[int]) -> bytes:
     return key + varint(len(body)) + body
 
 
-_PACK_DOUBLES = tuple(struct.Struct(f"<{count}d").pack for count in range(16))
+_PACK_DOUBLES: Final = tuple(struct.Struct(f"<{count}d").pack for count in range(16))
 
 
 def packed_doubles(key: bytes, values: Sequence[float]) -> bytes:

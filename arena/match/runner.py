@@ -162,8 +162,8 @@ async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int,
                   "(decision and bank)")
     else:
         action = reply.action_id - 1
-        if reply.debug or reply.malformed or reply.request_id != request_id or action < 0 \
-                or action not in state.legal_actions():
+        if (reply.debug or reply.malformed or reply.request_id != request_id or action < 0
+                or action not in state.legal_actions()):
             return _judged(deal, seat, index, reply), elapsed
         return action, elapsed
     return _struck(deal, seat, index, kind, detail), elapsed
@@ -215,7 +215,7 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
             raise VoidDeal(f"{deal.game.id}: the match was stopped after {max_actions} actions "
                            "without ending")
         seat = seats[state.current_player()]
-        if seat.reason != OK:
+        if seat.forfeited:
             action, elapsed = seat.substitute(state), None
         else:
             action, elapsed = await _ask(deal, seat, index, clock)

@@ -203,7 +203,7 @@ async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], second
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     decisions = sum(counts)
-    return {"matches": len(lanes), "decisions": decisions, "seconds": round(wall, 3),
+    return {"matches": len(lanes), "decisions": decisions, "seconds": round(wall, 6),
             "decisions_per_s": round(decisions / wall, 1),
             "arena_cpu_us_per_decision": round(cpu / decisions * 1e6, 1),
             **_round_trips(times)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from arena.games import ActionKind, ActionMeaning
-from arena.protocol.fieldcache import FieldCache, legal_action_entry, legal_entries
+from arena.protocol.fieldcache import FieldCache, IntsCache, legal_action_entry, legal_entries
 from arena.protocol.serialize import legal_action_bytes
 from arena.protocol.wire import packed_zigzags, tag
 
@@ -28,6 +28,29 @@ def test_a_field_cache_encodes_each_value_once_and_starts_over_when_full() -> No
         assert cache[value] == packed_zigzags(key, value)
     assert len(cache) <= 3
     assert cache[()] == b""
+
+
+def test_an_ints_cache_keeps_each_tuple_apart_and_starts_over_when_full() -> None:
+    """Short and long tuples, small and large ints: each encoded once, each with its own
+    bytes (no two share a key), and past the limit the cache starts over, still right."""
+    calls: list[tuple[int, ...]] = []
+    key = tag(8, 2)
+
+    def encode(value: tuple[int, ...]) -> bytes:
+        """Encode a tuple of ints, noting the call."""
+        calls.append(value)
+        return packed_zigzags(key, value)
+
+    values = [(), (0,), (0, 0), (1,), (-1,), (126,), (127,), (1000, 2), tuple(range(9)),
+              (5, 9, 30), (30, 9, 5)]
+    cache = IntsCache(encode, limit=len(values))
+    for value in values + values:
+        assert cache[value] == packed_zigzags(key, value)
+    assert calls == values
+    for value in ((3,), (4,), (-7, 200)):
+        assert cache[value] == packed_zigzags(key, value)
+    assert len(cache.entries) <= len(values)
+    assert cache[(0, 0)] == packed_zigzags(key, (0, 0))
 
 
 def test_legal_entries_follow_the_meaning_not_the_object() -> None:

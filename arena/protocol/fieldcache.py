@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import fields
-from typing import Final, TypeVar
+from typing import Final, Generic, TypeVar
 
 from arena.games import ActionMeaning
 from arena.protocol.keys import ints_key
@@ -25,49 +25,47 @@ FIELD_CACHE_LIMIT: Final = 1 << 14
 Value = TypeVar("Value", bound=Hashable)
 
 
-class FieldCache(dict[Value, bytes]):
+class FieldCache(Generic[Value]):
     """The encoded field of each value seen, encoded on first use (``cache[value]``)."""
-
-    __slots__ = ("encode", "limit")
-
-    def __init__(self, encode: Callable[[Value], bytes], limit: int = FIELD_CACHE_LIMIT) -> None:
-        """Encode missing values with ``encode``; keep at most ``limit`` of them."""
-        super().__init__()
-        self.encode = encode
-        self.limit = limit
-
-    def __missing__(self, value: Value) -> bytes:
-        """Encode a value not seen before (an encoding error leaves the cache as it was)."""
-        encoded = self.encode(value)
-        if len(self) >= self.limit:
-            self.clear()
-        self[value] = encoded
-        return encoded
-
-
-class IntsCache:
-    """The encoded field of each tuple of ints seen, kept by its ``ints_key`` (one int for
-    short tuples of small ints), encoded on first use (``cache[values]``)."""
 
     __slots__ = ("encode", "entries", "limit")
 
-    def __init__(self, encode: Callable[[tuple[int, ...]], bytes],
-                 limit: int = FIELD_CACHE_LIMIT) -> None:
-        """Encode missing tuples with ``encode``; keep at most ``limit`` of them."""
+    def __init__(self, encode: Callable[[Value], bytes], limit: int = FIELD_CACHE_LIMIT) -> None:
+        """Encode missing values with ``encode``; keep at most ``limit`` of them."""
         self.encode = encode
         self.limit = limit
-        self.entries: dict[int | tuple[int, ...], bytes] = {}
+        self.entries: dict[object, bytes] = {}
+
+    def __len__(self) -> int:
+        """How many values are kept."""
+        return len(self.entries)
+
+    def __getitem__(self, value: Value) -> bytes:
+        """The encoded field of ``value``, kept by the value itself."""
+        encoded = self.entries.get(value)
+        return self._add(value, value) if encoded is None else encoded
+
+    def _add(self, key: object, value: Value) -> bytes:
+        """Encode a value not seen before and keep it under ``key`` (an encoding error leaves
+        the cache as it was)."""
+        encoded = self.encode(value)
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[key] = encoded
+        return encoded
+
+
+class IntsCache(FieldCache[tuple[int, ...]]):
+    """A field cache of tuples of ints, kept by their ``ints_key`` (one int for short tuples
+    of small ints, which hashes and compares faster than the tuple)."""
+
+    __slots__ = ()
 
     def __getitem__(self, values: tuple[int, ...]) -> bytes:
-        """The encoded field of ``values`` (an encoding error leaves the cache as it was)."""
+        """The encoded field of ``values``, kept by their ``ints_key``."""
         key = ints_key(values)
         encoded = self.entries.get(key)
-        if encoded is None:
-            encoded = self.encode(values)
-            if len(self.entries) >= self.limit:
-                self.entries.clear()
-            self.entries[key] = encoded
-        return encoded
+        return self._add(key, values) if encoded is None else encoded
 
 
 ACTION_CACHE_LIMIT: Final = 1 << 14

@@ -36,7 +36,7 @@ def _varint(value: int) -> bytes:
 VARINTS: Final[dict[int, bytes]] = {value: _varint(value) for value in range(_TABLE_SIZE)}
 """Varints of the small non-negative ints, for lookups on hot paths."""
 ZIGZAGS: Final[dict[int, bytes]] = {value: VARINTS[(value << 1) ^ (value >> 31)]
-                             for value in range(-(_TABLE_SIZE >> 1), _TABLE_SIZE >> 1)}
+                                    for value in range(-(_TABLE_SIZE >> 1), _TABLE_SIZE >> 1)}
 """Zigzag varints (sint32) of the small ints, for lookups on hot paths."""
 
 

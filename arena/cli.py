@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
@@ -19,15 +19,19 @@ from arena.agents import BotConfigError, PolicySeat, SeatSpec
 from arena.agents.seats import pin_to_cores
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, missing_toolchain, scaffold_bot
 from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat, check_sandbox, parse_allowed
+from arena.cli_options import BankMsOption, DecisionMsOption, StartupMsOption, StrikesOption
 from arena.engine_cli import engine_app
 from arena.games import GameError, GameSpec, Param, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
 from arena.league.cli import leaderboard_command, league_app, report_command
+from arena.league.compare_cli import compare_command
 from arena.match import DEFAULT_POLICY, MatchError, replay
 from arena.match.faults import DEFAULT_STRIKES
-from arena.match.render import render_duplicate, render_match
-from arena.match.results import read_records
+from arena.match.render import output_tail, render_duplicate, render_match
+from arena.match.results import DealResult, read_records
 from arena.match.runner import run_duplicate
+from arena.match.safeconsole import safe_console
+from arena.match.safetext import dumps, safe_logging, safe_text
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
     DEFAULT_DECISION_MS,
@@ -55,8 +59,8 @@ class CliError(typer.TyperException):
 
 
 def error_line(message: str) -> str:
-    """The one line that reports bad input."""
-    return "error: " + " ".join(message.split())
+    """The one line that reports bad input (what it quotes of a bot shown escaped)."""
+    return "error: " + safe_text(" ".join(message.split()))
 
 
 class ArenaGroup(TyperGroup):
@@ -71,7 +75,9 @@ class ArenaGroup(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
-        """Run a command; turn usage, engine and record errors into one line on stderr."""
+        """Run a command; turn usage, engine and record errors into one line on stderr (and
+        an unexpected error into its traceback, made safe to print)."""
+        safe_logging()
         try:
             result = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                   **extra)
@@ -92,6 +98,9 @@ class ArenaGroup(TyperGroup):
         except typer.Abort:
             typer.echo(error_line("aborted"), err=True)
             code = 1
+        except Exception:  # a fault of the arena: its traceback, what it quotes escaped
+            typer.echo(safe_text(traceback.format_exc(), multiline=True), err=True, nl=False)
+            code = 1
         if standalone_mode:
             sys.exit(code)
         return code
@@ -104,13 +113,13 @@ BUILD_LOG_LINES = 30
 def report_sandbox_error(error: SandboxError) -> int:
     """Print a sandbox error as one red line (a failed build: then its log's last lines); the
     exit code: 1 for a failed build, 2 when Docker, the image or a limit is missing."""
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
-    console.print(Text("error: ", style="red").append(" ".join(str(error).split())))
+    console = safe_console(stderr=True, soft_wrap=True)
+    console.print(Text("error: ", style="red").append(safe_text(" ".join(str(error).split()))))
     if not isinstance(error, BuildError):
         return USAGE_ERROR
     lines = error.log.rstrip().splitlines()[-BUILD_LOG_LINES:]
     for line in lines:
-        console.print(Text("  " + line, style="dim"))
+        console.print(Text("  " + safe_text(line), style="dim"))
     return SEAT_FAULT
 
 
@@ -138,13 +147,15 @@ images_app = typer.Typer(
 )
 app.add_typer(images_app, name="images")
 sandbox_app = typer.Typer(
-    help="The Docker sandbox of untrusted bots: clean up what a stopped arena left behind.",
+    help="The Docker sandbox of untrusted bots: check its promises on this machine, clean up "
+         "what a stopped arena left behind.",
     no_args_is_help=True,
 )
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(league_app, name="league")
 app.command("leaderboard")(leaderboard_command)
 app.command("report")(report_command)
+app.command("compare")(compare_command)
 app.add_typer(remote_app, name="remote")
 app.add_typer(engine_app, name="engine")
 app.command("serve")(serve_command)
@@ -240,7 +251,7 @@ def games(
     if as_json:
         typer.echo(json.dumps([game_info(spec) for spec in specs], indent=2, ensure_ascii=False))
         return
-    console = Console(highlight=False)
+    console = safe_console()
     if not console.is_terminal:
         console.width = max(console.width, PIPE_WIDTH)
     console.print(games_table(specs))
@@ -340,17 +351,10 @@ def play(
         help=f"A reference policy for the next seat ({' or '.join(policy_names())}). "
              "--bot and --policy fill the seats in the order given, repeated cyclically; "
              "the default is heuristic for every seat.")] = None,
-    decision_ms: Annotated[int, typer.Option(
-        "--decision-ms", min=1, help="Time for each decision, in milliseconds.")
-    ] = DEFAULT_DECISION_MS,
-    bank_ms: Annotated[int, typer.Option(
-        "--bank-ms", min=0, help="Time bank per seat and deal, in milliseconds.")
-    ] = DEFAULT_BANK_MS,
-    strikes: Annotated[int, typer.Option(
-        "--strikes", min=1, help="Faults that forfeit a seat.")] = DEFAULT_STRIKES,
-    startup_ms: Annotated[int, typer.Option(
-        "--startup-ms", min=1, help="Time a bot may take to start listening, in milliseconds.")
-    ] = DEFAULT_STARTUP_MS,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    bank_ms: BankMsOption = DEFAULT_BANK_MS,
+    strikes: StrikesOption = DEFAULT_STRIKES,
+    startup_ms: StartupMsOption = DEFAULT_STARTUP_MS,
     duplicate: Annotated[bool, typer.Option(
         "--duplicate", help="Play the deal once per seat, the players rotated one seat each "
                             "time, and pair their results.")] = False,
@@ -384,11 +388,12 @@ def play(
             record.save(save)
     problems = [f"deal {number}: {line}" if duplicate else line
                 for number, deal in enumerate(result.deals, 1) for line in deal.problems()]
+    tails = [line for deal in result.deals for line in failed_output(deal)]
     if as_json:
         text = result.to_json() if duplicate else record.to_json() if record else ""
         typer.echo(text, nl=False)
     else:
-        console = Console(highlight=False)
+        console = safe_console()
         if duplicate:
             render_duplicate(result, console)
         elif record is not None:
@@ -396,9 +401,28 @@ def play(
         if save is not None:
             console.print(f"record saved to {save}", soft_wrap=True)
     for line in problems:
-        typer.echo(" ".join(line.split()), err=True)
+        typer.echo(safe_text(" ".join(line.split())), err=True)
+    for line in tails:
+        typer.echo(line, err=True)
     if problems:
         raise typer.Exit(SEAT_FAULT)
+
+
+def failed_output(deal: DealResult) -> list[str]:
+    """For each seat of a deal whose bot did not start or crashed, the last lines of its
+    output (what it printed before it died, a SyntaxError say), escaped; none when its fault's
+    detail already quotes them (a container's log excerpt)."""
+    record = deal.record
+    if record is None or record.conduct is None:
+        return []
+    lines = []
+    for seat, report in enumerate(record.conduct.seats):
+        if report.reason in ("INIT_ERROR", "CRASH"):
+            tail = output_tail(report.stderr)
+            if tail and not all(line in report.detail for line in tail):
+                lines.append(f"seat {seat} {safe_text(deal.labels[seat])}: its last output:")
+                lines += [f"  {line}" for line in tail]
+    return lines
 
 
 @app.command("replay")
@@ -410,7 +434,7 @@ def replay_command(
     records = read_records(file)
     for record in records:
         replay(record)
-    console = Console(highlight=False)
+    console = safe_console()
     for number, record in enumerate(records, 1):
         if len(records) > 1:
             console.print(Text(f"Deal {number} of {len(records)}", style="bold"))
@@ -461,13 +485,21 @@ def bench_protocol(
         help="Matches at once for decisions/s; repeat for several (default: 1 and 8).")] = None,
     seconds: Annotated[float, typer.Option(
         "--seconds", help="Time per decisions/s measurement.")] = 3.0,
+    clock_matches: Annotated[int, typer.Option(
+        "--clock-matches", metavar="N",
+        help="Matches at once for the charged time under load (0: skip it).")] = 16,
+    clock_game: Annotated[str, typer.Option(
+        "--clock-game", metavar="ID",
+        help="The game of the charged-time measurement under load.")] = "briscola-chiamata",
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Measure a decision's round trip to a bot process against raw gRPC, and decisions/s."""
+    """Measure a decision's round trip to a bot process against raw gRPC, decisions/s, and the
+    time the clock charges a bot, alone and under load."""
     from arena.bench.protocol import DEFAULT_CONCURRENCY, SAMPLE_RANDOM, bench_protocol_command
 
     bench_protocol_command(game, players, bot or SAMPLE_RANDOM, rounds,
-                           tuple(matches or DEFAULT_CONCURRENCY), seconds, as_json)
+                           tuple(matches or DEFAULT_CONCURRENCY), seconds, as_json,
+                           clock_matches, clock_game)
 
 
 @bench_app.command("mc")
@@ -482,6 +514,31 @@ def bench_mc(
     from arena.bench.mc import SAMPLE_MC, bench_mc_command
 
     bench_mc_command(deals, bot or SAMPLE_MC, as_json)
+
+
+@bench_app.command("evaluation")
+def bench_evaluation(
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="ID", help="One game id (default: every game).")] = None,
+    deals: Annotated[int, typer.Option(
+        "--deals", min=2, help="Deals per game of heuristic against random.")] = 200,
+    mc_deals: Annotated[int, typer.Option(
+        "--mc-deals", min=0, help="Deals per game of mc against heuristic (0: skip mc).")] = 30,
+    mc_budget_ms: Annotated[int, typer.Option(
+        "--mc-budget-ms", min=1, help="mc's time per decision, in milliseconds.")] = 10,
+    seed: Annotated[int, typer.Option(
+        "--seed", min=0, max=MAX_SEED, help="The seed the deals derive from.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Measure what duplicate buys: the deals needed to separate a pair, plain and duplicate.
+
+    Heuristic against random and mc against heuristic in every game: the variance of the
+    per-deal difference with one seating and with the seats rotated, and the deals each needs
+    for a 95% interval that excludes 0 (goal: duplicate at most half).
+    """
+    from arena.bench.evaluation import bench_evaluation_command
+
+    bench_evaluation_command(game, deals, mc_deals, mc_budget_ms, seed, as_json)
 
 
 @bench_app.command("languages")
@@ -591,7 +648,9 @@ def bot_check(
         "--startup-ms", min=1, help="Time the bot may take to start listening, in milliseconds.")
     ] = DEFAULT_STARTUP_MS,
     seed: Annotated[int, typer.Option(
-        "--seed", "-s", min=0, max=MAX_SEED, help="The seed of every checked deal.")] = 1,
+        "--seed", "-s", min=0, max=MAX_SEED,
+        help="The seed the checked deals derive from (each game's deal has one of its own).")
+    ] = 1,
     sandbox: Annotated[str, SANDBOX_OPTION] = PROCESS,
     allow_unenforced: Annotated[list[str] | None, ALLOW_UNENFORCED_OPTION] = None,
 ) -> None:
@@ -611,7 +670,7 @@ def bot_check(
     report = check_bot(path, game or [], control, seed, emit=emit, sandbox=sandbox,
                        allow_unenforced=allowed)
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(dumps(report.to_dict(), indent=2))
     else:
         typer.echo(report.summary())
     if not report.passed:
@@ -621,7 +680,7 @@ def bot_check(
 def build_steps(line: str) -> None:
     """Show a build's steps (``Step 2/5 : COPY . /bot``) on stderr as they start."""
     if line.startswith("Step "):
-        typer.echo(line, err=True)
+        typer.echo(safe_text(line), err=True)
 
 
 @bot_app.command("build")
@@ -670,7 +729,8 @@ def images_build_base(
     """
     from arena.sandbox.images import BASE_IMAGE, build_base
 
-    image_id = build_base(rebuild=rebuild, progress=lambda line: typer.echo(line, err=True))
+    image_id = build_base(rebuild=rebuild,
+                          progress=lambda line: typer.echo(safe_text(line), err=True))
     typer.echo(f"built {BASE_IMAGE} {image_id}")
 
 
@@ -692,13 +752,42 @@ def sandbox_gc(
     docker_client()
     report = collect(everything=everything)
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(dumps(report.to_dict(), indent=2))
     else:
         for line in gc_lines(report.removed, report.socket_dirs, report.kept):
-            typer.echo(line)
+            typer.echo(safe_text(line))
     for error in report.errors:
         typer.echo(error_line(f"cannot remove {error}"), err=True)
     if report.errors:
+        raise typer.Exit(SEAT_FAULT)
+
+
+@sandbox_app.command("audit")
+def sandbox_audit(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the promises as JSON.")
+                       ] = False,
+) -> None:
+    """Check the sandbox's security promises against this machine's Docker engine.
+
+    One probe container reads back every limit of a bot's container; hostile bots shipped
+    with card-arena then try to store data on the host through their socket folder and to
+    flood the arena (unasked messages, oversized metadata and status texts, a compression
+    bomb, output). Prints one line per promise (PASS or FAIL, and what was measured); exits
+    with 1 when one fails.
+    """
+    from arena.audit import run_audit
+    from arena.match.safetext import dumps as safe_dumps
+    from arena.sandbox.engine import docker_client
+
+    docker_client()
+    show = None if as_json else (lambda promise: typer.echo(promise.line()))
+    promises = run_audit(report=show)
+    passed = all(promise.passed for promise in promises)
+    if as_json:
+        typer.echo(safe_dumps({"passed": passed,
+                               "promises": [promise.to_dict() for promise in promises]},
+                              indent=2))
+    if not passed:
         raise typer.Exit(SEAT_FAULT)
 
 

@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
+
+from arena.match.safetext import safe_text
 
 engine_app = typer.Typer(help="The rules engine: compiled with mypyc, or from source.",
                          no_args_is_help=True)
@@ -22,9 +25,10 @@ def build_command(
     console = Console(stderr=True)
     try:
         with console.status("building the compiled engine") as status:
-            result = build_engine(force, lambda text: status.update(text))
+            result = build_engine(force, lambda text: status.update(Text(safe_text(text))))
     except EngineBuildError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        console.print(Text("error: ", style="red").append(safe_text(error)), highlight=False,
+                      soft_wrap=True)
         raise typer.Exit(code=1) from None
     what = f"built in {result.seconds:.0f} s" if result.built else "already built"
     console.print(f"compiled engine {what}: {result.folder}", highlight=False, soft_wrap=True)

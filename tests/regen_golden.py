@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from conformance.golden import GOLDEN_DIR, golden_path, stale_files, transcript
+from conformance.golden import golden_path, stale_files, transcript
 from conformance.harness import CONFIGS
+
+from arena.games.testing import write_transcript
 
 app = typer.Typer(add_completion=False)
 
@@ -32,8 +34,7 @@ def main(
             continue
         changed.append(path.name)
         if not check:
-            GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            write_transcript(path, text)
     stale = [] if games else stale_files()
     if not check:
         for path in stale:

@@ -31,7 +31,7 @@ def test_the_same_strategy_makes_the_same_moves_and_another_does_not() -> None:
     assert not other["same_moves"]
     assert other["first_difference"].startswith(GAMES[0][0])
     for entry in report["results"]:
-        assert 0 < entry["p50_us"] <= entry["p95_us"] <= entry["p99_us"]
+        assert 0 <= entry["p50_us"] <= entry["p95_us"] <= entry["p99_us"] and entry["p99_us"] > 0
         assert entry["language"] == "python"
 
 

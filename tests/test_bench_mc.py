@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import typer
 from rich.console import Console
+from scipy import stats
 from typer.testing import CliRunner
 
 from arena.agents import BotConfigError
@@ -22,7 +23,7 @@ from arena.bench.mc import (
     run_mc_bench,
 )
 from arena.bench.protocol import SAMPLE_RANDOM, print_report
-from arena.bench.stats import mean_interval, t_quantile
+from arena.bench.stats import mean_interval
 from arena.cli import app
 from arena.games import load_game
 from arena.match import MatchRecord
@@ -48,7 +49,7 @@ def test_report_structure_and_paired_figures(report: dict[str, Any]) -> None:
     assert report["mean"] == pytest.approx(statistics.fmean(differences), abs=1e-4)
     assert report["sd"] == pytest.approx(statistics.stdev(differences), abs=1e-4)
     assert report["se"] == pytest.approx(report["sd"] / 2 ** 0.5, abs=1e-4)
-    half = t_quantile(0.975, 1) * report["se"]
+    half = 12.7062047 * report["se"]
     assert report["ci_low"] == pytest.approx(report["mean"] - half, abs=1e-3)
     assert report["ci_high"] == pytest.approx(report["mean"] + half, abs=1e-3)
     assert report["ci_low"] <= report["mean"] <= report["ci_high"]
@@ -62,7 +63,7 @@ def test_bot_decision_times_come_from_its_own_decisions(report: dict[str, Any]) 
     """Every decision of the bot's seat, in both orders of both deals, and nothing else."""
     assert report["bot_decisions"] == 2 * 2 * DECISIONS_PER_SEAT
     times = report["decision_ms"]
-    assert 0 < times["p50"] <= times["p99"] <= times["max"]
+    assert 0 <= times["p50"] <= times["p99"] <= times["max"] and times["max"] > 0
     assert 0 < times["mean"] <= times["max"]
     assert report["faults"] == {}
     assert report["forfeits"] == 0
@@ -144,22 +145,18 @@ def test_mc_sample_bot_plays_a_deal_cleanly(monkeypatch: pytest.MonkeyPatch) -> 
     assert report["ci_low"] is None
 
 
-@pytest.mark.parametrize(("df", "expected"), [(1, 12.7062), (2, 4.3027), (5, 2.5706),
-                                              (10, 2.2281), (30, 2.0423), (1000, 1.9623)])
-def test_t_quantile_matches_the_tables(df: int, expected: float) -> None:
-    """The 97.5% quantile of Student's t, to the tables' four decimals."""
-    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
-
-
 def test_mean_interval() -> None:
-    """Mean, sample deviation, standard error and the t interval around the mean."""
+    """Mean, sample deviation, standard error and the t interval around the mean (the
+    97.5% t quantile with 4 degrees of freedom is 2.7764451 in the tables)."""
     values = [1.0, 2.0, 3.0, 4.0, -1.0]
     interval = mean_interval(values)
     assert interval.mean == pytest.approx(1.8)
     assert interval.sd == pytest.approx(statistics.stdev(values))
     assert interval.se == pytest.approx(statistics.stdev(values) / 5 ** 0.5)
-    assert interval.low == pytest.approx(1.8 - t_quantile(0.975, 4) * interval.se)
-    assert interval.high == pytest.approx(1.8 + t_quantile(0.975, 4) * interval.se)
+    assert interval.low == pytest.approx(1.8 - 2.7764451 * interval.se)
+    assert interval.high == pytest.approx(1.8 + 2.7764451 * interval.se)
+    scipy_low, scipy_high = stats.ttest_1samp(values, 0.0).confidence_interval(0.95)
+    assert (interval.low, interval.high) == pytest.approx((scipy_low, scipy_high))
     assert not interval.excludes_zero
     assert mean_interval([2.0, 2.5, 3.0]).excludes_zero
     single = mean_interval([2.0])

@@ -38,9 +38,10 @@ BRISCOLA_DECISIONS = 40
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    """One small run: a round, then one set per lane with 1 and 2 matches at once."""
+    """One small run: a round, then one set per lane with 1 and 2 matches at once, then one
+    deal per match of the clock under load with 2 matches at once."""
     return run_protocol_bench("briscola", 2, SAMPLE_RANDOM, rounds=1, concurrency=(1, 2),
-                              throughput_s=0.0)
+                              throughput_s=0.0, clock_matches=2)
 
 
 def test_report_has_the_required_keys_and_consistent_figures(report: dict[str, Any]) -> None:
@@ -87,7 +88,22 @@ def test_decisions_per_second_for_each_number_of_matches(report: dict[str, Any])
                                                        rel=1e-2)
         assert report["decisions_per_s"][str(row["matches"])] == row["decisions_per_s"]
         assert row["p99_us"] >= row["p50_us"] > 0
+        assert row["charged_p99_us"] >= row["charged_p50_us"] >= 0
         assert row["arena_cpu_us_per_decision"] > 0
+
+
+def test_the_charged_time_is_shown_beside_the_round_trip(report: dict[str, Any]) -> None:
+    """The clock never charges more than the runner waited: charged p50 and p99 at most the
+    round trip's; under load, one deal per match of 5-seat briscola chiamata."""
+    assert 0 <= report["charged_p50_us"] <= report["p50_us"]
+    assert report["charged_p99_us"] <= report["p99_us"]
+    clock = report["clock"]
+    assert (clock["game"], clock["players"], clock["matches"]) == ("briscola-chiamata", 5, 2)
+    assert clock["decisions"] >= 2 * 40
+    assert 0 <= clock["charged_p50_us"] <= clock["p50_us"]
+    assert clock["charged_p99_us"] <= clock["p99_us"]
+    assert clock["meets_charged_goal"] == (clock["charged_p99_us"]
+                                           <= clock["goal_charged_p99_us"])
 
 
 def test_table_and_json_output(report: dict[str, Any],
@@ -97,7 +113,8 @@ def test_table_and_json_output(report: dict[str, Any],
     console.print(render_table(report))
     text = console.export_text()
     for phrase in ("arena / raw", "raw gRPC", "bot alone", "arena-side work",
-                   "2 matches at once", f"≤ {GOAL_RATIO}", f"{report['ratio']:.2f}"):
+                   "2 matches at once", f"≤ {GOAL_RATIO}", f"{report['ratio']:.2f}",
+                   "charged to the bot p50 / p99", "2 matches of briscola-chiamata"):
         assert phrase in text
     print_report(report, True, render_table(report))
     assert json.loads(capsys.readouterr().out) == report
@@ -174,6 +191,8 @@ def test_bad_input_is_rejected_before_anything_runs(tmp_path: Path) -> None:
         bench_protocol_command(concurrency=(1, 0))
     with pytest.raises(ValueError, match="must not be negative"):
         run_protocol_bench(throughput_s=-1.0)
+    with pytest.raises(typer.BadParameter, match="clock matches must not be negative"):
+        bench_protocol_command(clock_matches=-1)
 
 
 def test_percentile_interpolates_between_ranks() -> None:

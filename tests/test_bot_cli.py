@@ -36,7 +36,7 @@ def run(*args: str) -> Result:
 
 def check_lines(output: str) -> list[str]:
     """The check lines of ``arena bot check`` (without the summary)."""
-    return [line for line in output.splitlines() if re.match(r"(PASS|FAIL|SKIP) ", line)]
+    return [line for line in output.splitlines() if re.match(r"(PASS|WARN|FAIL|SKIP) ", line)]
 
 
 def test_a_new_bot_passes_the_check_on_every_game(tmp_path: Path) -> None:
@@ -141,6 +141,29 @@ def test_check_reports_a_wrong_protocol_version_at_the_handshake() -> None:
                          "SKIP deadlines: the handshake failed",
                          lines[-1]]
     assert re.fullmatch(r"PASS clean shutdown \(\d+\.\d\d s\)", lines[-1])
+
+
+def test_a_decision_over_its_limit_that_the_bank_covers_is_a_warning(tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "slow", "--sleep-ms", "150", name="slow")
+    checked = run("bot", "check", str(folder), "--game", "briscola", "--decision-ms", "100",
+                  "--bank-ms", "10000")
+    assert checked.exit_code == 0, checked.output
+    line = next(line for line in check_lines(checked.output) if " deadlines" in line)
+    assert re.fullmatch(r"WARN deadlines: \d+ decisions over the limit, covered by the time "
+                        r"bank; the slowest: decision \d+ in briscola took 1\d\d\.\d ms of 100 ms",
+                        line), line
+    assert checked.output.splitlines()[-1] == ("bot slow: all 6 checks passed "
+                                               "(1 with a warning)")
+
+
+def test_a_decision_over_its_limit_and_bank_fails_the_deadlines(tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "slow", "--sleep-ms", "150", name="slow")
+    checked = run("bot", "check", str(folder), "--game", "briscola", "--decision-ms", "100",
+                  "--bank-ms", "60")
+    assert checked.exit_code == 1, checked.output
+    line = next(line for line in check_lines(checked.output) if " deadlines" in line)
+    assert re.fullmatch(r"FAIL deadlines: \d+ timeouts?; the first in briscola: timeout: "
+                        r"(no answer within|answered after) \d+ ms.* \(decision \d+\)", line), line
 
 
 def test_a_hanging_bot_fails_deadlines_and_shutdown_and_leaves_nothing() -> None:

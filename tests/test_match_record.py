@@ -117,6 +117,19 @@ def test_json_round_trip_and_fields() -> None:
     assert MatchRecord.from_json(record.to_json()) == record
 
 
+def test_a_local_record_says_its_seed_was_given_and_a_secret_one_survives_json() -> None:
+    """A seed given here is not secret; a record without the key (an older one) reads as
+    given; a secret deal's record keeps saying so."""
+    record = briscola_record()
+    data = json.loads(record.to_json())
+    assert (record.seed_source, data["seed_source"]) == ("given", "given")
+    del data["seed_source"]
+    assert MatchRecord.from_dict(data).seed_source == "given"
+    secret = tampered(record, seed_source="secret")
+    assert json.loads(secret.to_json())["seed_source"] == "secret"
+    assert MatchRecord.from_json(secret.to_json()) == secret
+
+
 @given(seed=st.integers(min_value=0, max_value=MAX_SEED))
 def test_any_seed_survives_json_and_replay(seed: int) -> None:
     record = play_local(load_game("briscola-31", 3), seed, ["random", "heuristic"])
@@ -156,6 +169,8 @@ def test_unknown_keys_are_ignored() -> None:
     ({"returns": [1.0, "x"]}, "'returns' must be a list of numbers"),
     ({"params": {"hands": [1]}}, "'params' must map names"),
     ({"game": ""}, "'game' must be a non-empty string"),
+    ({"seed_source": "hidden"}, "'seed_source' must be one of given, secret, got 'hidden'"),
+    ({"seed_source": ["secret"]}, "'seed_source' must be one of given, secret"),
 ])
 def test_bad_fields_are_named(change: dict[str, object], message: str) -> None:
     data = json.loads(briscola_record().to_json())

@@ -62,3 +62,28 @@ def test_unknown_policy_is_a_clear_error() -> None:
     """An unknown policy name lists the valid ones."""
     with pytest.raises(GameError, match="valid policies: random, heuristic"):
         make_policy("genius", load_game("briscola", 2), 0, 1)
+
+
+LEGALITY_SEEDS = 12
+
+
+@pytest.mark.parametrize(("game_id", "players", "params"), HEURISTIC_CONFIGURATIONS,
+                         ids=[f"{g}-{n}-{len(p)}" for g, n, p in HEURISTIC_CONFIGURATIONS])
+def test_the_heuristic_answers_legally_wherever_play_leads(game_id: str, players: int,
+                                                           params: dict[str, object]) -> None:
+    """At every decision of playouts where each seat follows the heuristic, or random play
+    with the heuristic asked at each step, the heuristic's action is legal (auctions where
+    everyone passes and the last seat must bid included)."""
+    game = load_game(game_id, players, params)  # type: ignore[arg-type]
+    for seed in range(LEGALITY_SEEDS):
+        for mover in ("heuristic", "random"):
+            heuristics = [make_policy("heuristic", game, seat, seed) for seat in range(players)]
+            movers = [make_policy(mover, game, seat, seed) for seat in range(players)]
+            state = game.new_initial_state(seed)
+            while not state.is_terminal():
+                seat = state.current_player()
+                observation = state.observation(seat)
+                chosen = heuristics[seat].act(observation)
+                assert chosen in observation.legal_actions, (seed, mover, state.history())
+                state.apply_action(movers[seat].act(observation) if mover == "random"
+                                   else chosen)

@@ -12,6 +12,7 @@ from arena.agents.errors import AgentFailure, BotConfigError
 from arena.agents.manifest import MANIFEST, BotManifest
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.policy import PolicyAgent
+from arena.agents.priority import PriorityError, yield_cpu_to_bots
 from arena.agents.process import ADDRESS_ENV, MAX_MESSAGE_BYTES, LocalProcessAgent
 from arena.agents.remote import RemoteAgent
 from arena.agents.seats import BotSeat, DockerSeat, PolicySeat, SeatSpec
@@ -35,9 +36,11 @@ __all__ = [
     "OutputLog",
     "PolicyAgent",
     "PolicySeat",
+    "PriorityError",
     "ReadyInfo",
     "RemoteAgent",
     "Reply",
     "SeatSpec",
     "Turn",
+    "yield_cpu_to_bots",
 ]

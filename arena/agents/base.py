@@ -1,9 +1,11 @@
 """The Agent interface: what the match runner asks of every player, in-process or remote.
 
-Lifecycle, for the whole of a duplicate set: ``launch`` once, then for each deal ``open`` (the
-MatchStart of that deal), ``decide`` for each of the seat's decisions and ``close`` (MatchEnd);
-finally ``shutdown``, always, even after a failure. ``launch``, ``open`` and ``decide`` raise
-``AgentFailure`` when the agent cannot play on.
+Lifecycle: ``launch`` once, then for each deal ``open`` (the MatchStart of that deal),
+``decide`` for each of the seat's decisions and ``close`` (MatchEnd); finally ``shutdown``,
+always, even after a failure. ``launch``, ``open`` and ``decide`` raise ``AgentFailure`` when
+the agent cannot play on. The runner makes an agent per rotation of a duplicate set, so one
+agent plays one deal of a set; a bot instance never opens a deal it has been shown before
+(``arena.agents.ledger``).
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ class Reply(NamedTuple):
     debug: str = ""
     malformed: str = ""
     """Non-empty when the answer was not a Decision: what was wrong with it."""
+    took_us: int | None = None
+    """The time the bot had the request, as its agent measured it (from writing the request to
+    when the answer could first be read); None: the runner times the call itself."""
 
 
 @dataclass(frozen=True)

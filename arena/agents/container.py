@@ -3,11 +3,11 @@ a fresh per-seat folder mounted into that container only.
 
 ``launch`` checks that the engine enforces every limit (``arena.sandbox.probe``), creates and
 starts the container, waits for the socket to appear (``lstat``, noticing the container's exit),
-checks it without following links and connects to it through ``/proc/self/fd``. One container
-serves every deal of a duplicate set. ``shutdown`` stops it (SIGTERM, then SIGKILL after a
-grace period), keeps its exit status and output, and removes the container and the socket
-folder whatever happened. Docker calls run in worker threads; a Docker API error is the
-arena's failure (``VOID_INFRA``), never the bot's.
+checks it without following links and connects to it through ``/proc/self/fd``. A container
+plays one rotation of a duplicate set (the runner makes one per seat and rotation). ``shutdown``
+stops it (SIGTERM, then SIGKILL after a grace period), keeps its exit status and output, and
+removes the container and the socket folder whatever happened. Docker calls run in worker
+threads; a Docker API error is the arena's failure (``VOID_INFRA``), never the bot's.
 """
 
 from __future__ import annotations
@@ -38,11 +38,13 @@ from arena.agents.remote import (
     exit_text,
 )
 from arena.protocol.v1 import agent_pb2 as pb
-from arena.sandbox import labels
+from arena.sandbox import capfs, labels
 from arena.sandbox.classify import ContainerEnd, classify, container_end
 from arena.sandbox.errors import SandboxError
+from arena.sandbox.lifeline import CONTAINER, SOCKET_DIR, lifeline
 from arena.sandbox.limits import SandboxLimits, container_options
 from arena.sandbox.socketdir import SocketDir, SocketRefused
+from arena.sandbox.startslots import slot_folder, start_slot
 
 if TYPE_CHECKING:
     from arena.sandbox.images import BotImage
@@ -56,7 +58,7 @@ SOCKET_POLL_S = 0.01
 STATE_POLL_S = 0.1
 """How often the container's state is read while the bot starts or after its stream broke."""
 
-OOM_FLAG_WAIT_S = 1.0
+OOM_FLAG_WAIT_S = 5.0
 """How long a bot killed by SIGKILL is watched for Docker's out-of-memory mark, which can come
 a moment after the exit itself."""
 
@@ -106,8 +108,10 @@ class DockerAgent(RemoteAgent):
     def __init__(self, image: BotImage, limits: SandboxLimits | None = None,
                  temp_root: Path | None = None, allow_unenforced: frozenset[str] = frozenset(),
                  cpuset: str | None = None, max_message_bytes: int = MAX_MESSAGE_BYTES,
-                 output_cap: int = OUTPUT_CAP, stop_grace_s: float = STOP_GRACE_S) -> None:
-        """Prepare to run the image; nothing starts before ``launch``."""
+                 output_cap: int = OUTPUT_CAP, stop_grace_s: float = STOP_GRACE_S,
+                 command: tuple[str, ...] = ()) -> None:
+        """Prepare to run the image (with ``command`` instead of its own, when given);
+        nothing starts before ``launch``."""
         super().__init__(max_message_bytes, output_cap)
         self.image = image
         self.limits = limits or SandboxLimits()
@@ -115,8 +119,11 @@ class DockerAgent(RemoteAgent):
         self.allow_unenforced = frozenset(allow_unenforced)
         self.cpuset = usable_cpuset(cpuset)
         self.stop_grace_s = stop_grace_s
+        self.command = tuple(command)
         self.container: Any = None
         self.container_id = ""
+        self.docker_name = ""
+        """The container's name, chosen before it is created (and told to the reaper)."""
         self.socket_dir: SocketDir | None = None
         self.end: ContainerEnd | None = None
         """How the container ended, once known."""
@@ -137,6 +144,9 @@ class DockerAgent(RemoteAgent):
         description["limits"] = self.limits.to_dict()
         if self.cpuset is not None:
             description["cpuset"] = self.cpuset
+        if self.command:
+            description["command"] = [arg if len(arg) <= 80 else f"<{len(arg)} characters>"
+                                      for arg in self.command]
         if self.ready is not None:
             description["ready"] = self.ready.to_dict()
         return description
@@ -144,13 +154,24 @@ class DockerAgent(RemoteAgent):
     # --- launch --------------------------------------------------------------------------
 
     async def launch(self, startup_s: float) -> None:
-        """Start the container and connect once the bot listens, at most ``startup_s`` s."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + startup_s
+        """Start the container and connect once the bot listens, at most ``startup_s`` s
+        after the container started (Docker's own time to create and start it is the
+        arena's, never charged to the bot), holding one of the host's start slots meanwhile
+        so that the bot starts with a core's worth of time."""
+        try:
+            folder = await asyncio.to_thread(slot_folder)
+        except (SandboxError, OSError) as error:
+            raise self._sticky(_infra(str(error))) from None
+        async with start_slot(folder):
+            await self._launch_in_slot(startup_s)
+
+    async def _launch_in_slot(self, startup_s: float) -> None:
+        """Create and start the container, then wait until the bot listens."""
         try:
             await self._create_and_start()
         except AgentFailure as failure:
             raise self._sticky(failure) from None
+        deadline = asyncio.get_running_loop().time() + startup_s
         watcher = asyncio.ensure_future(self._until_exit())
         try:
             await self._wait_listening(watcher, deadline, startup_s)
@@ -172,12 +193,20 @@ class DockerAgent(RemoteAgent):
         except SandboxError as error:
             raise _infra(str(error)) from None
         try:
-            self.socket_dir = SocketDir.create(self.limits.uid, self.limits.gid, self.temp_root)
+            self.socket_dir = SocketDir.create(self.limits.uid, self.limits.gid, self.temp_root,
+                                               capped=not capfs.unavailable())
         except OSError as error:
             raise _infra(f"cannot make the bot's socket folder: {error}") from None
         options = container_options(self.image.image_id, self.limits, self.socket_dir.path,
                                     self._labels(), self.cpuset)
-        options["name"] = container_name(self.image.name)
+        self.docker_name = options["name"] = container_name(self.image.name)
+        if self.command:
+            options["command"] = list(self.command)
+        try:
+            lifeline().track(SOCKET_DIR, self.socket_dir.outer)
+            lifeline().track(CONTAINER, self.docker_name)
+        except OSError as error:
+            raise _infra(str(error)) from None
         from docker.errors import ImageNotFound
         self._starting = asyncio.ensure_future(asyncio.to_thread(self._start, client, options))
         try:
@@ -357,11 +386,27 @@ class DockerAgent(RemoteAgent):
             if self.container is not None:
                 with contextlib.suppress(*_docker_errors()):
                     self._read_output()
-                with contextlib.suppress(*_docker_errors()):
-                    self.container.remove(force=True)
+            if self.docker_name:
+                self._remove_container()
         finally:
             if self.socket_dir is not None:
                 self.socket_dir.remove()
+                lifeline().forget(SOCKET_DIR, self.socket_dir.outer)
+
+    def _remove_container(self) -> None:
+        """Remove the container by name (forced), also when its create call failed: the daemon
+        may have made it all the same. The reaper forgets it once it is known to be gone."""
+        from docker.errors import NotFound
+
+        from arena.sandbox.engine import docker_client
+        try:
+            docker_client().api.remove_container(self.docker_name, force=True)
+        except NotFound:
+            if self.container is None:
+                return  # its create may still be in the daemon: the reaper keeps it listed
+        except _docker_errors():
+            return
+        lifeline().forget(CONTAINER, self.docker_name)
 
     # --- output --------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ class AgentFailure(Exception):
     """An agent that cannot play on: it did not start, broke its stream or broke the protocol.
 
     ``reason`` is the seat's ``ReasonCode`` and ``kind`` the fault kind the match log records
-    (``init_error``, ``crash``, ``oversized`` or ``timeout``).
+    (``init_error``, ``crash``, ``oversized``, ``flood`` or ``timeout``).
     """
 
     def __init__(self, reason: int, kind: str, detail: str) -> None:
@@ -37,6 +37,11 @@ def crash(detail: str) -> AgentFailure:
 def oversized(detail: str) -> AgentFailure:
     """A bot that sent a message over the arena's size limit (the stream cannot go on)."""
     return AgentFailure(pb.REASON_CODE_INVALID, "oversized", detail)
+
+
+def flooded(detail: str) -> AgentFailure:
+    """A bot that sent more messages than it was asked for (its stream was stopped)."""
+    return AgentFailure(pb.REASON_CODE_INVALID, "flood", detail)
 
 
 def stalled(detail: str) -> AgentFailure:

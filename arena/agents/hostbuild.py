@@ -4,16 +4,20 @@ A Rust, C++ or Go bot compiles on the host (where its toolchain and package regi
 puts what it runs into its folder (``bin/``); the arena runs that command before the bot plays
 as a process and before its image is built, so a bot folder is always played as its sources
 say. Builds of one folder are serialized across processes with a lock file, since league
-workers may start the same bot at once; toolchains make a build with nothing to do quick.
+workers may start the same bot at once; toolchains make a build with nothing to do quick. A
+build runs in a session of its own and dies with the arena (``arena.sandbox.lifeline``); what
+is left of its process group when it ends is killed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from arena.agents.errors import BotConfigError
 from arena.agents.manifest import BotManifest
+from arena.sandbox.lifeline import GROUP, lifeline, pdeathsig_preexec
 
 log = logging.getLogger(__name__)
 
@@ -82,22 +87,40 @@ def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
                              f"which is not installed: {hint}")
     say(f"building bot {manifest.name}: {shown} (in {manifest.folder})")
     try:
-        done = subprocess.run(argv, cwd=manifest.folder, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout_s, check=False)
+        status, captured = _build_group(argv, manifest.folder, timeout_s)
     except subprocess.TimeoutExpired:
         raise BotConfigError(f"bot {manifest.name}: build command `{shown}` ran past "
                              f"{timeout_s:g} s and was stopped") from None
     except OSError as error:
         raise BotConfigError(f"bot {manifest.name}: cannot run build command `{shown}`: "
                              f"{error.strerror or error}") from None
-    if done.returncode != 0:
-        output = done.stdout.decode("utf-8", "replace").rstrip().splitlines()
+    if status != 0:
+        output = captured.decode("utf-8", "replace").rstrip().splitlines()
         tail = "\n".join(output[-LOG_TAIL_LINES:])
         missing = _missing_tool(tail)
         hint = f" ({missing})" if missing else ""
         raise BotConfigError(f"bot {manifest.name}: build command `{shown}` failed with exit "
-                             f"status {done.returncode}{hint}; end of its output:\n{tail}")
+                             f"status {status}{hint}; end of its output:\n{tail}")
+
+
+def _build_group(argv: list[str], folder: Path, timeout_s: float) -> tuple[int, bytes]:
+    """Run a build in a session of its own, told to this process's reaper (it dies with the
+    arena); whatever is left of its group when it ends or runs out of time is killed. Its exit
+    status and output."""
+    guard = lifeline()
+    env = {**os.environ, **guard.environment()}
+    with subprocess.Popen(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          start_new_session=True, preexec_fn=pdeathsig_preexec()) as build:
+        guard.track(GROUP, build.pid)
+        try:
+            output, _ = build.communicate(timeout=timeout_s)
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(build.pid, signal.SIGKILL)
+            build.wait()
+            guard.forget(GROUP, build.pid)
+    return build.returncode, output
 
 
 def _missing_tool(output: str) -> str:

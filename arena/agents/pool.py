@@ -1,11 +1,15 @@
-"""A worker's pool of process bots kept running between matches: one Play stream per match.
+"""A worker's pool of process bots kept running between matches: each instance is shown a deal
+at most once.
 
-The match runner launches each seat's agent at the start of a duplicate set and shuts it down
-at the end. A league worker plays many sets with the same bots, so ``AgentPool`` keeps their
-processes: ``lend`` turns every ``BotSeat`` of a match into a seat whose agent is a launched
-bot of the pool (the same bot folder and seat slot as before, or a new process), ``give_back``
-keeps each bot that played its set cleanly and stops every other one (it crashed, timed out,
-broke a rule, or its set was void or did not finish), and ``close`` stops them all.
+The match runner plays each rotation of a duplicate set with agents of its own and shuts them
+down at the end. A league worker plays many sets with the same bots, so ``AgentPool`` keeps
+their processes: ``lend`` turns every ``BotSeat`` of a match into a seat whose agents (one per
+rotation) are launched instances of that bot, each taken from the pool's idle instances of the
+bot only if its deal ledger (``arena.agents.ledger``) has not seen the match's deal, else
+started afresh. ``give_back`` keeps each instance that played its deal cleanly (at most
+``max_idle`` of a bot) and stops every other one (it crashed, timed out, broke a rule, or its
+set was void or did not finish); ``close`` stops them all. A warm instance so plays one
+rotation of many matches, each of another deal, and never one deal twice.
 
 The pool owns one event loop, on which every match of the worker runs (``run``): processes,
 pipes and gRPC channels belong to the loop that made them. ``kill_now`` stops every bot
@@ -79,19 +83,26 @@ for pid, folder in bots.items():
 """The watchdog: reads ``+ PID FOLDER`` and ``- PID FOLDER`` lines, and at the end of its input
 stops the process groups still listed and removes their folders."""
 
-BotKey = tuple[BotManifest, Path | None, int]
-"""A pooled bot: its manifest, its temporary root and its slot (the bot's n-th seat)."""
+BotKey = tuple[BotManifest, Path | None]
+"""A pooled bot: its manifest and its temporary root (the instances of one key are alike)."""
+
+MAX_IDLE = 32
+"""Idle instances a pool keeps per bot by default: a match needs one per seat the bot fills
+and rotation (four for a bot in one seat of a 4-seat game); beyond it they are stopped."""
 
 
 class PooledAgent(Agent):
-    """A pooled bot as one match sees it: launched once, faults noted, kept at shutdown."""
+    """A pooled bot instance as one rotation of a match sees it: launched once, faults noted,
+    kept at shutdown."""
 
     remote = True
 
-    def __init__(self, pool: AgentPool, key: BotKey) -> None:
-        """The bot of ``key`` for one match (taken from the pool when the match launches)."""
+    def __init__(self, pool: AgentPool, key: BotKey, deal: int) -> None:
+        """An instance of the bot of ``key`` for one rotation of the deal of seed ``deal``
+        (taken from the pool when the match launches)."""
         self.pool = pool
         self.key = key
+        self.deal = deal
         self.bot: LocalProcessAgent | None = None
         self.faulted = False
         """True once the bot failed, timed out or could not start in this match."""
@@ -113,9 +124,9 @@ class PooledAgent(Agent):
         return self.key[0].describe() if self.bot is None else self.bot.describe()
 
     async def launch(self, startup_s: float) -> None:
-        """Take the bot from the pool (a new process if it has none alive), start its output
-        afresh, and launch it if it has not started yet."""
-        bot = self.bot = await self.pool.take(self.key)
+        """Take an instance that has not seen the deal from the pool (a new process if it has
+        none), start its output afresh, and launch it if it has not started yet."""
+        bot = self.bot = await self.pool.take(self.key, self.deal)
         bot.output = OutputLog(bot.output.cap)
         if bot.process is None:
             try:
@@ -159,24 +170,21 @@ class PooledAgent(Agent):
             return self.stopped
         return AgentExit(None, KEPT)
 
-    def mark_output(self) -> None:
-        """Start a new output window."""
-        if self.bot is not None:
-            self.bot.mark_output()
-
     def output_windows(self) -> list[str]:
-        """The bot's output per deal of this match."""
+        """The bot's output during this match."""
         return [] if self.bot is None else self.bot.output_windows()
 
 
 @dataclass(frozen=True, eq=False)
 class PooledSeat:
-    """A bot folder's seat whose agent comes from the pool."""
+    """A bot folder's seat whose agents (one per rotation) come from the pool."""
 
     spec: BotSeat
     pool: AgentPool
     key: BotKey
+    deal: int
     agents: list[PooledAgent] = field(default_factory=list)
+    """The agent made for each rotation, in rotation order."""
 
     @property
     def label(self) -> str:
@@ -188,8 +196,8 @@ class PooledSeat:
         self.spec.check(game)
 
     def create_agent(self) -> PooledAgent:
-        """The pooled bot for one match."""
-        agent = PooledAgent(self.pool, self.key)
+        """A pooled instance for the next rotation of the match."""
+        agent = PooledAgent(self.pool, self.key, self.deal)
         self.agents.append(agent)
         return agent
 
@@ -200,21 +208,22 @@ class Loan:
 
     seats: list[SeatSpec]
 
-    def agents(self) -> list[PooledAgent | None]:
-        """The pooled agent made for each entrant (None: not a pooled seat or none made)."""
-        return [seat.agents[-1] if isinstance(seat, PooledSeat) and seat.agents else None
-                for seat in self.seats]
+    def agents(self) -> list[tuple[int, int, PooledAgent]]:
+        """Each pooled agent made, with its entrant and rotation."""
+        return [(entrant, rotation, agent) for entrant, seat in enumerate(self.seats)
+                if isinstance(seat, PooledSeat) for rotation, agent in enumerate(seat.agents)]
 
 
-def clean_entrants(result: DuplicateResult) -> set[int]:
-    """The entrants that played every deal of a set without a fault or a forfeit."""
+def clean_instances(result: DuplicateResult) -> set[tuple[int, int]]:
+    """The (entrant, rotation) pairs whose deal the entrant played without a fault or a
+    forfeit; none when the set is void."""
     if result.void:
         return set()
-    clean = {entrant.index for entrant in result.entrants}
+    clean = set()
     for deal in result.deals:
         for seat, entrant in enumerate(deal.entrants):
-            if deal.forfeited[seat] or any(fault.seat == seat for fault in deal.faults):
-                clean.discard(entrant)
+            if not deal.forfeited[seat] and all(fault.seat != seat for fault in deal.faults):
+                clean.add((entrant, deal.rotation))
     return clean
 
 
@@ -229,11 +238,14 @@ def running(pid: int) -> bool:
 
 
 class AgentPool:
-    """Launched process bots of one worker, by bot and seat slot, kept between matches."""
+    """Launched process bots of one worker, by bot, kept between matches; an instance is
+    handed out only for a deal it has not seen."""
 
-    def __init__(self) -> None:
-        """An empty pool; its event loop is made on first use."""
-        self._idle: dict[BotKey, LocalProcessAgent] = {}
+    def __init__(self, max_idle: int = MAX_IDLE) -> None:
+        """An empty pool keeping at most ``max_idle`` idle instances of each bot; its event
+        loop is made on first use."""
+        self.max_idle = max_idle
+        self._idle: dict[BotKey, list[LocalProcessAgent]] = {}
         self._live: set[LocalProcessAgent] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: subprocess.Popen[bytes] | None = None
@@ -263,49 +275,49 @@ class AgentPool:
             if self._terminating:
                 self._die()
 
-    def lend(self, seats: Sequence[SeatSpec]) -> Loan:
-        """The match's seats with each bot folder's seat taken from the pool (a bot in several
-        seats gets one bot per seat: slots 0, 1, ...); other seats are left as they are."""
-        slots: dict[tuple[BotManifest, Path | None], int] = {}
-        lent: list[SeatSpec] = []
-        for spec in seats:
-            if not isinstance(spec, BotSeat):
-                lent.append(spec)
-                continue
-            bot = (spec.manifest, spec.temp_root)
-            slot = slots[bot] = slots.get(bot, -1) + 1
-            lent.append(PooledSeat(spec, self, (*bot, slot)))
-        return Loan(lent)
+    def lend(self, seats: Sequence[SeatSpec], deal: int) -> Loan:
+        """The seats of a match on the deal of seed ``deal``, each bot folder's seat taken from
+        the pool (one instance per seat and rotation); other seats are left as they are."""
+        return Loan([PooledSeat(spec, self, (spec.manifest, spec.temp_root), deal)
+                     if isinstance(spec, BotSeat) else spec for spec in seats])
 
     def give_back(self, loan: Loan, result: DuplicateResult | None) -> None:
-        """Keep the bots that played the set cleanly, stop every other one (all of them when
-        the set did not finish: ``result`` None)."""
-        clean = clean_entrants(result) if result is not None else set()
+        """Keep the instances that played their deal cleanly, stop every other one (all of
+        them when the set did not finish: ``result`` None), and stop the idle instances of a
+        bot beyond ``max_idle`` and those whose ledger is full."""
+        clean = clean_instances(result) if result is not None else set()
         stops = []
-        for entrant, agent in enumerate(loan.agents()):
-            if agent is None or agent.bot is None or agent.stopped is not None:
+        for entrant, rotation, agent in loan.agents():
+            if agent.bot is None or agent.stopped is not None:
                 continue
             bot = agent.bot
             alive = bot.process is not None and bot.process.returncode is None
-            if entrant in clean and not agent.faulted and alive and bot in self._live:
-                self._idle[agent.key] = bot
+            if ((entrant, rotation) in clean and not agent.faulted and alive
+                    and bot in self._live and not bot.ledger.full):
+                self._idle.setdefault(agent.key, []).append(bot)
             else:
                 stops.append(self.stop(bot))
+        for idle in self._idle.values():
+            stops += [self.stop(bot) for bot in idle[self.max_idle:]]
+            del idle[self.max_idle:]
         if stops:
             self.run(_gather(stops))
 
-    async def take(self, key: BotKey) -> LocalProcessAgent:
-        """The pool's bot for ``key``: the idle one if its process still runs, else a new one
-        (not launched yet); an idle bot of the same folder and slot but another manifest, or
-        whose process has exited, is stopped."""
-        manifest, temp_root, slot = key
+    async def take(self, key: BotKey, deal: int) -> LocalProcessAgent:
+        """An instance of the bot of ``key`` that has not seen the deal of seed ``deal``: an
+        idle one whose process still runs, else a new one (not launched yet). Idle instances
+        of the same folder and temporary root but another manifest, or whose process has
+        exited, are stopped."""
+        manifest, temp_root = key
         stale = [other for other in self._idle
                  if other != key and other[0].folder == manifest.folder
-                 and other[1:] == (temp_root, slot)]
+                 and other[1] == temp_root]
         for other in stale:
-            await self.stop(self._idle.pop(other))
-        bot = self._idle.pop(key, None)
-        if bot is not None:
+            for bot in self._idle.pop(other, []):
+                await self.stop(bot)
+        idle = self._idle.get(key, [])
+        while (bot := next((bot for bot in idle if deal not in bot.ledger), None)) is not None:
+            idle.remove(bot)
             await asyncio.sleep(0)
             process = bot.process
             if process is not None and process.returncode is None and running(process.pid):
@@ -315,7 +327,7 @@ class AgentPool:
 
     def new_bot(self, key: BotKey) -> LocalProcessAgent:
         """A new bot agent for ``key`` (launched by its first match)."""
-        manifest, temp_root, _ = key
+        manifest, temp_root = key
         bot = LocalProcessAgent(manifest, temp_root=temp_root)
         bot.on_spawn = self.watch  # the watchdog hears of it before it listens
         self._live.add(bot)
@@ -325,8 +337,9 @@ class AgentPool:
     async def stop(self, bot: LocalProcessAgent) -> AgentExit:
         """Stop a bot of the pool (its process group, folder and channel)."""
         self._live.discard(bot)
-        for key in [key for key, idle in self._idle.items() if idle is bot]:
-            del self._idle[key]
+        for idle in self._idle.values():
+            if bot in idle:
+                idle.remove(bot)
         try:
             return await bot.shutdown()
         finally:

@@ -3,8 +3,12 @@
 Each bot gets a fresh private temporary folder; the arena passes the socket address in
 ``CARDARENA_ADDRESS`` (``unix:<folder>/agent.sock``), waits until the bot listens under a
 start-up deadline (noticing an early exit), and opens one Play stream per deal (``RemoteAgent``).
-The bot runs in a session of its own; ``shutdown`` stops the whole group (SIGTERM, then SIGKILL
-after a grace period), removes the folder and keeps the last bytes of the bot's output.
+The bot runs in a session of its own, at the bots' priority (above the arena's own threads:
+``arena.agents.priority``); ``shutdown`` stops the whole group (SIGTERM, then SIGKILL after a
+grace period), removes the folder and keeps the last bytes of the bot's output. The bot dies
+with the thread that started it, the process's spawner thread (``PR_SET_PDEATHSIG``), and its
+group, folder and marked descendants are removed by this process's reaper if the arena dies
+(``arena.sandbox.lifeline``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 import grpc
 
 from arena.agents.base import AgentExit
+from arena.agents.child import ChildProcess, start_child
 from arena.agents.errors import AgentFailure, crash, init_error
 from arena.agents.manifest import BotManifest
 from arena.agents.output import OUTPUT_CAP
@@ -35,6 +40,7 @@ from arena.agents.remote import (
     exit_text,
 )
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.sandbox.lifeline import FOLDER, GROUP, lifeline, pdeathsig_preexec
 
 __all__ = [
     "ADDRESS_ENV",
@@ -61,6 +67,16 @@ UNIX_PATH_MAX = 107
 STOP_GRACE_S = 2.0
 """Seconds a bot gets to exit after SIGTERM before SIGKILL."""
 
+OUTPUT_READ = 64 * 1024
+"""Bytes of the bot's output read at a time."""
+
+OUTPUT_BURST = 4 * 1024 * 1024
+"""Bytes of output read at once before the rate applies."""
+
+OUTPUT_RATE = 8 * 1024 * 1024
+"""Bytes a second of the bot's output read after a burst: a bot that floods its output fills
+its pipe and waits on its own writes, instead of taking the arena's time from other seats."""
+
 
 def _signal_group(pid: int, signum: int) -> None:
     """Send a signal to the bot's process group (its own session), if it still exists."""
@@ -68,7 +84,7 @@ def _signal_group(pid: int, signum: int) -> None:
         os.killpg(pid, signum)
 
 
-async def listening_or_exited(listening: Awaitable[object], process: asyncio.subprocess.Process,
+async def listening_or_exited(listening: Awaitable[object], process: ChildProcess,
                               timeout_s: float) -> str:
     """Wait for ``listening`` or the process's exit: ``listening``, ``exited`` or ``timeout``."""
     ready = asyncio.ensure_future(listening)
@@ -95,7 +111,7 @@ class LocalProcessAgent(RemoteAgent):
         self.manifest = manifest
         self.temp_root = temp_root
         self.stop_grace_s = stop_grace_s
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: ChildProcess | None = None
         self.workdir: Path | None = None
         self._drain: asyncio.Task[None] | None = None
         self.on_spawn: Callable[[LocalProcessAgent], None] | None = None
@@ -120,6 +136,13 @@ class LocalProcessAgent(RemoteAgent):
     async def launch(self, startup_s: float) -> None:
         """Start the bot and wait until it listens, at most ``startup_s`` seconds."""
         self.workdir = Path(tempfile.mkdtemp(prefix="cardarena-bot-", dir=self.temp_root))
+        try:
+            guard = lifeline()
+            guard.track(FOLDER, self.workdir)
+            marker = guard.environment()
+        except OSError as error:
+            raise self._sticky(AgentFailure(pb.REASON_CODE_VOID_INFRA, "infra",
+                                            str(error))) from None
         socket_path = self.workdir / SOCKET_NAME
         if len(os.fsencode(socket_path)) > UNIX_PATH_MAX:
             raise self._sticky(AgentFailure(
@@ -130,16 +153,16 @@ class LocalProcessAgent(RemoteAgent):
         env = dict(os.environ)
         env[ADDRESS_ENV] = address
         env.setdefault("PYTHONUNBUFFERED", "1")
+        env.update(marker)
         argv = self.manifest.argv()
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.manifest.folder, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True)
+            self.process = await start_child(argv, self.manifest.folder, env,
+                                             pdeathsig_preexec())
         except OSError as error:
             raise self._sticky(init_error(
                 f"cannot run the command {argv[0]!r} in {self.manifest.folder}: "
                 f"{error.strerror or error}")) from None
+        guard.track(GROUP, self.process.pid)
         if self.on_spawn is not None:
             self.on_spawn(self)
         self._drain = asyncio.create_task(self._read_output(self.process))
@@ -169,17 +192,19 @@ class LocalProcessAgent(RemoteAgent):
                     await asyncio.wait_for(self._drain, EXIT_WAIT_S)
         finally:
             process = self.process
-            if process is not None and process.returncode is None:
-                _signal_group(process.pid, signal.SIGKILL)
+            if process is not None:
+                _signal_group(process.pid, signal.SIGKILL)  # what is left of its group
+                lifeline().forget(GROUP, process.pid)
             if self._drain is not None and not self._drain.done():
                 self._drain.cancel()
             if self.workdir is not None:
                 shutil.rmtree(self.workdir, ignore_errors=True)
+                lifeline().forget(FOLDER, self.workdir)
         detail = "" if status is None else f"exited {exit_text(status)}"
         self.exit = AgentExit(status, detail)
         return self.exit
 
-    async def _stop(self, process: asyncio.subprocess.Process) -> int:
+    async def _stop(self, process: ChildProcess) -> int:
         """SIGTERM to the group, then SIGKILL after the grace period; the exit status."""
         if process.returncode is None:
             _signal_group(process.pid, signal.SIGTERM)
@@ -191,13 +216,21 @@ class LocalProcessAgent(RemoteAgent):
 
     # --- output and exits ----------------------------------------------------------------
 
-    async def _read_output(self, process: asyncio.subprocess.Process) -> None:
-        """Keep the bot's output (capped per window) until the pipe closes."""
+    async def _read_output(self, process: ChildProcess) -> None:
+        """Keep the bot's output (capped per window) until the pipe closes, reading at most
+        ``OUTPUT_RATE`` bytes a second after a burst of ``OUTPUT_BURST`` (a token bucket)."""
         stdout = process.stdout
         if stdout is None:
             return
-        while chunk := await stdout.read(4096):
+        loop = asyncio.get_running_loop()
+        tokens, last = float(OUTPUT_BURST), loop.time()
+        while chunk := await stdout.read(OUTPUT_READ):
             self.output.append(chunk)
+            now = loop.time()
+            tokens = min(float(OUTPUT_BURST), tokens + (now - last) * OUTPUT_RATE) - len(chunk)
+            last = now
+            if tokens < 0:
+                await asyncio.sleep(-tokens / OUTPUT_RATE)
 
     def _exit_now(self) -> AgentFailure | None:
         """A crash when the process has exited."""

@@ -17,7 +17,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
-from arena.agents.errors import AgentFailure, crash, init_error, oversized, stalled
+from arena.agents.errors import AgentFailure, crash, flooded, init_error, oversized, stalled
+from arena.agents.ledger import DealLedger
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.stream import PlayStream, StreamEnd, parse_reply
 from arena.protocol import PROTOCOL_VERSION
@@ -25,6 +26,13 @@ from arena.protocol.v1 import agent_pb2 as pb
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The largest message the arena accepts from a bot; a larger one ends the bot's match."""
+
+MAX_METADATA_BYTES = 16 * 1024
+"""The most header or trailer metadata (status text included) the arena accepts from a bot
+in one stream; more ends the stream."""
+
+READY_TEXT_CAP = 100
+"""Characters of each text a bot gives in Ready that the arena keeps."""
 
 CLOSE_GRACE_S = 1.0
 """Seconds a bot gets to end its side of a stream after MatchEnd."""
@@ -37,12 +45,16 @@ FailureMaker = Callable[[str], AgentFailure]
 
 
 def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
-    """Channel options: a small receive limit, a short reconnect backoff, a private pool, and
-    ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would send the socket's path,
-    which some HTTP/2 servers, Rust's hyper among them, refuse as a malformed authority)."""
+    """Channel options: small receive limits (messages, and header and trailer metadata, where
+    gRPC's soft limit equals its hard one so the refusal is certain), a short reconnect backoff,
+    a private pool, and ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would
+    send the socket's path, which some HTTP/2 servers, Rust's hyper among them, refuse as a
+    malformed authority)."""
     return [
         ("grpc.default_authority", "localhost"),
         ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+        ("grpc.absolute_max_metadata_size", MAX_METADATA_BYTES),
         ("grpc.initial_reconnect_backoff_ms", 20),
         ("grpc.min_reconnect_backoff_ms", 20),
         ("grpc.max_reconnect_backoff_ms", 200),
@@ -80,6 +92,8 @@ class RemoteAgent(Agent):
         self._stream: PlayStream | None = None
         self._failure: AgentFailure | None = None
         self._abandoned: set[int] = set()
+        self.ledger = DealLedger()
+        """The deals this instance has been shown (``arena.agents.ledger``)."""
 
     # --- what a backend says of its bot's exit -------------------------------------------
 
@@ -96,6 +110,7 @@ class RemoteAgent(Agent):
     async def open(self, setup: DealSetup, ready_s: float) -> None:
         """Open the deal's Play stream, send MatchStart and check the bot's Ready."""
         self._raise_if_failed()
+        self.ledger.admit(setup.seed, self.label)
         if self._channel is None:
             raise RuntimeError(f"bot {self.label}: open before launch")
         if self._stream is not None:
@@ -135,10 +150,12 @@ class RemoteAgent(Agent):
             what = "an empty PlayResponse" if which is None else f"a {which} message"
             raise init_error(f"the bot answered MatchStart with {what}, not Ready")
         ready = response.ready
-        return ReadyInfo(ready.protocol_version, ready.bot_name, ready.bot_version)
+        return ReadyInfo(ready.protocol_version[:READY_TEXT_CAP], ready.bot_name[:READY_TEXT_CAP],
+                         ready.bot_version[:READY_TEXT_CAP])
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """Send the request and wait for its answer; late answers to earlier ones are dropped."""
+        """Send the request and wait for its answer; late answers to earlier ones are dropped.
+        The reply carries the time the bot is charged (``PlayStream.took_us``)."""
         self._raise_if_failed()
         stream = self._stream
         if stream is None:
@@ -159,7 +176,7 @@ class RemoteAgent(Agent):
                                   f"{timeout_s * 1000:.0f} ms (decision and bank); its stream "
                                   "was stopped")
                 raise await self._ended(item, crash, "")
-            reply = parse_reply(item)
+            reply = parse_reply(item, stream.took_us())
             if not reply.malformed and reply.request_id in self._abandoned:
                 self._abandoned.discard(reply.request_id)
                 self.discarded += 1
@@ -174,7 +191,7 @@ class RemoteAgent(Agent):
         if stream is None:
             return
         if stream.ended is None:
-            stream.send(end.end_payload())
+            stream.send(end.end_payload(), answered=False)
         await stream.close(CLOSE_GRACE_S)
 
     async def _disconnect(self) -> None:
@@ -212,10 +229,14 @@ class RemoteAgent(Agent):
     async def _ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
         """The failure of a stream the bot ended: too large a message, an exit, or a close."""
         suffix = f" {when}" if when else ""
-        if (end.code == grpc.StatusCode.RESOURCE_EXHAUSTED
-                and "larger than max" in end.details):
+        if end.flooded:
+            return flooded(f"the bot {end.describe()}; its stream was stopped{suffix}")
+        if end.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in end.details:
             return oversized(f"the bot sent a message larger than the "
                              f"{self.max_message_bytes} byte limit{suffix}")
+        if end.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "metadata size" in end.details:
+            return oversized(f"the bot sent header or trailer metadata larger than the "
+                             f"{MAX_METADATA_BYTES} byte limit{suffix}")
         exited = await self._exit_failure(make, suffix)
         if exited is not None:
             return self._sticky(exited) if make is crash else exited

@@ -36,7 +36,7 @@ class SeatSpec(Protocol):
         ...
 
     def create_agent(self) -> Agent:
-        """A new agent (one per entrant and duplicate set)."""
+        """A new agent (one per entrant and rotation of a set, made in rotation order)."""
         ...
 
 
@@ -102,6 +102,8 @@ class DockerSeat:
     """Limits the engine may fail to enforce (for trusted bots only)."""
     cpuset: str | None = None
     """The cores to pin the container to (``"1"``, ``"0-1"``); ignored on one core."""
+    command: tuple[str, ...] = ()
+    """A command run instead of the image's own (empty: the image's)."""
 
     @classmethod
     def from_image(cls, ref: str, *, limits: SandboxLimits | None = None,
@@ -138,7 +140,8 @@ class DockerSeat:
     def create_agent(self) -> DockerAgent:
         """A Docker agent for the image (not yet launched)."""
         return DockerAgent(self.image, self.limits, temp_root=self.temp_root,
-                           allow_unenforced=self.allow_unenforced, cpuset=self.cpuset)
+                           allow_unenforced=self.allow_unenforced, cpuset=self.cpuset,
+                           command=self.command)
 
 
 def pin_to_cores(seats: Sequence[SeatSpec], cores: Sequence[int] | None = None

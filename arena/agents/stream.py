@@ -16,17 +16,34 @@ lets it run before it asks gRPC for the next one, so an answer reaches the runne
 waiting for that. Responses stay raw bytes so that a message that does not parse is the bot's
 fault, not a broken stream.
 
+A bot may send one response for each request that asks for one (MatchStart and every
+DecisionRequest; MatchEnd asks for none), and at most ``UNSOLICITED_LIMIT`` more in a stream:
+past that, the reader drops what it kept, stops the call and hands over a ``StreamEnd`` marked
+``flooded``. So the responses kept between two receives are bounded by the requests asked
+(one at a time) plus that limit, each no larger than the channel's receive limit, and a bot
+that floods the arena with messages is stopped after a handful of them.
+
 The timer is lazy: an answer does not cancel it, and a later receive only moves the deadline
 it checks (or sets it again, for an earlier deadline). When it fires before the current
 deadline it sets itself again for that deadline, so a bot that answers in less than a
 decision's limit costs about one timer per limit, not a timer per decision (scheduling and
 cancelling one is a good part of a fast round trip).
+
+The clock: each write notes when the transport had written the request (``sent_ns``: gRPC
+reports a write done once it is on the socket, and ``loopclock`` tells the latest moment that
+report can have come), each response the earliest moment it could have been read
+(``arrived_ns``, the event loop's lag left out), and ``took_us`` is the time between them,
+what a bot is charged: neither the arena's queueing before the request reaches the socket nor
+its delay in reading the answer counts. At the deadline a waiting receiver gets
+``LAST_LOOKS`` more turns of the loop before it gives up, so an answer that came in time but
+found the loop busy is still handed over (and judged by when it came).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -34,6 +51,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.agents.base import Reply
+from arena.agents.loopclock import loop_clock
 from arena.protocol.replies import decision_fields
 from arena.protocol.v1 import agent_pb2 as pb
 
@@ -43,23 +61,41 @@ PLAY_METHOD = "/cardarena.v1.AgentService/Play"
 WRITE_FLOOR_S = 0.1
 """The least time a write gets before it counts as not taken, however close the deadline."""
 
+UNSOLICITED_LIMIT = 4
+"""Responses a bot may send in a stream beyond one per request that asks for one; one more
+ends the stream as a flood."""
+
+LAST_LOOKS = 2
+"""Loop turns a receiver still waits past its deadline: an answer that came by then and
+found the loop busy is handed over in one turn (``loopclock``); whether it was in time is the
+clock's to say, from when it came."""
+
+DETAILS_CAP = 300
+"""Characters of a bot's gRPC status text kept in the description of its stream's end."""
+
 
 @dataclass(frozen=True)
 class StreamEnd:
     """The end of the bot's side of a stream: its status code and text; ``stalled`` when the
-    arena stopped it because the bot did not take a request in time."""
+    arena stopped it because the bot did not take a request in time, ``flooded`` when it
+    stopped it because the bot sent more responses than it was asked for."""
 
     code: grpc.StatusCode
     details: str
     stalled: bool = False
+    flooded: bool = False
 
     def describe(self) -> str:
-        """``closed the stream`` or ``ended the stream with CODE: details``."""
+        """``closed the stream`` or ``ended the stream with CODE: details`` (capped)."""
         if self.stalled:
             return "did not take a request in time"
+        if self.flooded:
+            return f"sent more than {UNSOLICITED_LIMIT} responses it was not asked for"
         if self.code == grpc.StatusCode.OK:
             return "closed the stream"
-        details = " ".join(self.details.split())
+        details = " ".join(self.details[:DETAILS_CAP * 4].split())
+        if len(details) > DETAILS_CAP:
+            details = details[:DETAILS_CAP] + "..."
         return f"ended the stream with {self.code.name}" + (f": {details}" if details else "")
 
 
@@ -76,8 +112,15 @@ class PlayStream:
         """Start the call and its reader task (needs a running event loop)."""
         self._unsent: deque[bytes | None] = deque()
         """Requests not written yet; None for the half-close."""
-        self._responses: deque[bytes | StreamEnd] = deque()
-        self._waiter: asyncio.Future[bytes | StreamEnd | None] | None = None
+        self._responses: deque[tuple[bytes | StreamEnd, int]] = deque()
+        """Responses kept for the next receive, each with the moment it came."""
+        self._waiter: asyncio.Future[tuple[bytes | StreamEnd, int] | None] | None = None
+        self._clock = loop_clock()
+        self.sent_ns = 0
+        """When the transport had written the last request (``time.perf_counter_ns``, as the
+        loop clock tells the moment of a completion: the loop's lag left out)."""
+        self.arrived_ns = 0
+        """When the last response received could first have been read (``loopclock``)."""
         method = channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
                                        response_deserializer=None)
         self._call = method()
@@ -89,6 +132,10 @@ class PlayStream:
         it was set if that is later."""
         self._writing = False
         self._stalled = False
+        self._asked = 0
+        """Requests queued that ask for a response."""
+        self._received = 0
+        self._flooded = False
         self._timer: asyncio.TimerHandle | None = None
         self._reader = asyncio.create_task(self._read())
 
@@ -96,30 +143,43 @@ class PlayStream:
         """Hand over every response, then the end of the stream."""
         try:
             async for raw in self._call:
-                if self._deliver(raw):
+                self._received += 1
+                if self._received - self._asked > UNSOLICITED_LIMIT:
+                    self._flood()
+                    break
+                if self._deliver(raw, self._clock.arrival_ns()):
                     await asyncio.sleep(0)  # the receiver first, the next read after it
             end = StreamEnd(grpc.StatusCode.OK, "")
         except grpc.aio.AioRpcError as error:
             end = StreamEnd(error.code(), error.details() or "")
         except asyncio.CancelledError:
             end = StreamEnd(grpc.StatusCode.CANCELLED, "cancelled by the arena")
-        if self._stalled:
-            end = StreamEnd(end.code, end.details, stalled=True)
+        if self._stalled or self._flooded:
+            end = StreamEnd(end.code, end.details, self._stalled, self._flooded)
         self.ended = end
-        self._deliver(end)
+        self._deliver(end, time.perf_counter_ns())
 
-    def _deliver(self, item: bytes | StreamEnd) -> bool:
-        """Give ``item`` to the waiting receiver (True), or keep it for the next one."""
+    def _flood(self) -> None:
+        """Stop a bot that sent more than it was asked for; drop what it sent."""
+        self._flooded = True
+        self._responses.clear()
+        self._call.cancel()
+
+    def _deliver(self, item: bytes | StreamEnd, arrived_ns: int) -> bool:
+        """Give ``item``, which came at ``arrived_ns``, to the waiting receiver (True), or keep
+        it for the next one."""
         waiter = self._waiter
         if waiter is not None and not waiter.done():
-            waiter.set_result(item)
+            waiter.set_result((item, arrived_ns))
             return True
-        self._responses.append(item)
+        self._responses.append((item, arrived_ns))
         return False
 
-    def send(self, payload: bytes) -> None:
-        """Queue a serialized PlayRequest (the next receive writes it)."""
+    def send(self, payload: bytes, answered: bool = True) -> None:
+        """Queue a serialized PlayRequest (the next receive writes it); ``answered``: it asks
+        for one response (MatchEnd does not)."""
         self._unsent.append(payload)
+        self._asked += answered
 
     def finish(self) -> None:
         """Queue the half-close: no more requests."""
@@ -133,16 +193,26 @@ class PlayStream:
         if self._unsent:
             await self._flush()
         if self._responses:
-            return self._responses.popleft()
+            item, self.arrived_ns = self._responses.popleft()
+            return item
         if timeout_s <= 0:
             return None
         if self._waiter is not None:
             raise RuntimeError("the stream is already being received from")
         waiter = self._waiter = loop.create_future()
         try:
-            return await waiter
+            got = await waiter
         finally:
             self._waiter = None
+        if got is None:
+            return None
+        item, self.arrived_ns = got
+        return item
+
+    def took_us(self) -> int:
+        """The time from writing the last request to when the last response received could
+        first be read, in microseconds (the event loop's lag left out)."""
+        return max(self.arrived_ns - self.sent_ns, 0) // 1000
 
     async def _flush(self) -> None:
         """Write the queued requests in order; a write that fails, or that the timer stops at
@@ -155,7 +225,9 @@ class PlayStream:
                 if item is None:
                     await call.done_writing()
                 else:
+                    handed = time.perf_counter_ns()
                     await call.write(item)
+                    self.sent_ns = max(self._clock.completed_ns(), handed)
             except asyncio.CancelledError:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
@@ -194,9 +266,31 @@ class PlayStream:
         if loop.time() < due:
             self._timer = loop.call_at(due, self._on_timer)
         elif self._writing:
+            loop.call_soon(self._last_write_look, LAST_LOOKS)
+        elif waiter is not None:
+            loop.call_soon(self._last_look, waiter, LAST_LOOKS)
+
+    def _last_write_look(self, looks: int) -> None:
+        """Past the write deadline, stop a write the bot still has not taken once the loop has
+        had its turns to finish one the bot took in time while the loop was busy."""
+        loop = asyncio.get_running_loop()
+        if not self._writing or self._call.done() or loop.time() < self._write_deadline:
+            return  # written, ended, or a later write with a deadline (and timer) of its own
+        if looks > 1:
+            loop.call_soon(self._last_write_look, looks - 1)
+        else:
             self._stalled = True
             self._call.cancel()
-        elif waiter is not None:
+
+    def _last_look(self, waiter: asyncio.Future[tuple[bytes | StreamEnd, int] | None],
+                   looks: int) -> None:
+        """Past the deadline, resolve the receiver to None once the loop has had its turns to
+        hand over an answer that came in time but found it busy."""
+        if waiter.done():
+            return
+        if looks > 1:
+            asyncio.get_running_loop().call_soon(self._last_look, waiter, looks - 1)
+        else:
             waiter.set_result(None)
 
     async def close(self, grace_s: float) -> None:
@@ -220,21 +314,22 @@ class PlayStream:
             await self._reader
 
 
-def parse_reply(raw: bytes) -> Reply:
-    """A bot's response to a DecisionRequest; anything but a Decision is marked malformed.
+def parse_reply(raw: bytes, took_us: int | None = None) -> Reply:
+    """A bot's response to a DecisionRequest, with the time it is charged; anything but a
+    Decision is marked malformed.
 
     A plainly encoded Decision (what every protobuf library writes) is read from its bytes;
     anything else goes through protobuf."""
     fields = decision_fields(raw)
     if fields is not None:
-        return Reply(*fields)
+        return Reply(*fields, "", took_us)
     try:
         response = pb.PlayResponse.FromString(raw)
     except DecodeError as error:
-        return Reply(0, 0, malformed=f"not a PlayResponse message ({error})")
+        return Reply(0, 0, "", f"not a PlayResponse message ({error})", took_us)
     which = response.WhichOneof("message")
     if which != "decision":
         what = "an empty PlayResponse" if which is None else f"a {which} message"
-        return Reply(0, 0, malformed=f"{what} where a Decision was due")
+        return Reply(0, 0, "", f"{what} where a Decision was due", took_us)
     decision = response.decision
-    return Reply(decision.request_id, decision.action_id, decision.debug)
+    return Reply(decision.request_id, decision.action_id, decision.debug, "", took_us)

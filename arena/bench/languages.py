@@ -2,11 +2,13 @@
 
 The sample bots ``sample_bots/python/portable``, ``rust/heuristic``, ``cpp/heuristic`` and
 ``go/heuristic`` play the same portable heuristic (docs/portable-heuristic.md). Each plays the
-same duplicate deals of a few two-seat games against the seeded random policy, as a real
-process over a Unix socket, one bot after the other in one run; the report gives each bot's
-decision times as the runner recorded them (the round trip seen by the arena) and their ratio
-to the first bot's. Since the strategy is the same and deterministic, every bot must make the
-same moves: the report says whether each bot's matches are identical to the first bot's.
+same duplicate deals of a few two-seat games against the seeded random policy (each game's
+deals with seeds of their own, as a bot process is never shown one deal twice), as real
+processes over Unix sockets (one per rotation), one bot after the other in one run; the report
+gives each bot's decision times as the runner recorded them (the time the clock charges: the
+round trip less the arena's own waits) and their ratio to the first bot's. Since the
+strategy is the same and deterministic, every bot must make the same moves: the report says
+whether each bot's matches are identical to the first bot's.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from arena.bench.mc import bot_times
 from arena.bench.protocol import ROOT, STARTUP_S, Progress, fail, print_report, status, temp_root
 from arena.bench.stats import percentile
 from arena.games import load_game
+from arena.games.rng import derive_seed
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate_async
 
@@ -57,16 +60,17 @@ async def _play_bot(manifest: BotManifest, deals: int,
     """Every game's duplicate sets for one bot, started once."""
     results: dict[str, list[DuplicateResult]] = {}
     with temp_root() as root:
-        async with launched_bots(manifest, root, 1, STARTUP_S) as (bot,):
+        async with launched_bots(manifest, root, 1, STARTUP_S, rotations=2) as (bot,):
             for game_id, seats in GAMES:
                 game = load_game(game_id, seats)
                 sets = results[game_id] = []
-                for seed in range(deals):
-                    progress(f"{manifest.name}: {game_id}, deal {seed + 1} of {deals}")
+                for deal in range(deals):
+                    progress(f"{manifest.name}: {game_id}, deal {deal + 1} of {deals}")
+                    seed = derive_seed(deal, game_id)
                     result = await run_duplicate_async(game, seed, [bot, PolicySeat(OPPONENT)])
                     problems = [p for deal in result.deals for p in deal.problems()]
                     if result.void or problems:
-                        raise BenchError(f"{manifest.name}: {game_id} deal {seed}: "
+                        raise BenchError(f"{manifest.name}: {game_id} deal {deal}: "
                                          f"{'; '.join(problems) or 'void'}")
                     sets.append(result)
     return results

@@ -1,8 +1,10 @@
 """Bots launched once by a benchmark and lent to many runs of the match runner.
 
-The runner launches a seat's agent at the start of every run and shuts it down at the end;
+The runner launches a seat's agents at the start of every run and shuts them down at the end;
 a benchmark that plays many runs wants to measure the deals, not the start of processes.
-``LaunchedSeat`` wraps one started ``LocalProcessAgent``: the runner's launch and shutdown do
+``LaunchedSeat`` holds started ``LocalProcessAgent`` instances, one per rotation of a set, and
+lends them in turn (the runner asks for one per rotation, so every rotation of a set gets an
+instance of its own, which has never seen the set's deal): the runner's launch and shutdown do
 nothing, everything else goes to the bot; ``launched_bots`` starts them and stops them all.
 """
 
@@ -65,11 +67,17 @@ class LentAgent(Agent):
 
 
 class LaunchedSeat:
-    """A seat spec for one launched bot process, usable by any number of runs in turn."""
+    """A seat spec for launched instances of one bot, lent in turn to any number of runs."""
 
-    def __init__(self, bot: LocalProcessAgent) -> None:
-        """Seat ``bot`` (already launched)."""
-        self.bot = bot
+    def __init__(self, bots: Sequence[LocalProcessAgent]) -> None:
+        """Seat ``bots`` (already launched; at least one per rotation of a set)."""
+        self.bots = list(bots)
+        self._lent = 0
+
+    @property
+    def bot(self) -> LocalProcessAgent:
+        """The first instance."""
+        return self.bots[0]
 
     @property
     def label(self) -> str:
@@ -81,8 +89,10 @@ class LaunchedSeat:
         self.bot.manifest.check_game(game.id)
 
     def create_agent(self) -> LentAgent:
-        """The launched bot, lent to one run."""
-        return LentAgent(self.bot)
+        """The next launched instance, lent to one rotation of a run."""
+        bot = self.bots[self._lent % len(self.bots)]
+        self._lent += 1
+        return LentAgent(bot)
 
     @property
     def address(self) -> str:
@@ -92,47 +102,55 @@ class LaunchedSeat:
         return f"unix:{self.bot.workdir / SOCKET_NAME}"
 
     def output_tail(self) -> str:
-        """The end of the bot's captured output."""
-        return "".join(self.bot.output_windows())[-OUTPUT_TAIL:]
+        """The end of the first instance's captured output."""
+        return _tail(self.bot)
 
 
-async def _launch(manifest: BotManifest, temp_root: Path, startup_s: float) -> LaunchedSeat:
-    """Start one bot process and wait until it listens."""
+def _tail(bot: LocalProcessAgent) -> str:
+    """The end of a bot's captured output."""
+    return "".join(bot.output_windows())[-OUTPUT_TAIL:]
+
+
+async def _launch(manifest: BotManifest, temp_root: Path, startup_s: float
+                  ) -> LocalProcessAgent:
+    """Start one bot process and wait until it listens; ``BenchError`` if it does not."""
     bot = LocalProcessAgent(manifest, temp_root=temp_root)
-    seat = LaunchedSeat(bot)
     try:
         await bot.launch(startup_s)
     except AgentFailure as failure:
         await bot.shutdown()
-        tail = seat.output_tail().strip()
+        tail = _tail(bot).strip()
         raise BenchError(f"the bot {manifest.name} ({manifest.source}) did not start: "
                          f"{failure.detail}" + (f"; its output: {tail}" if tail else "")
                          ) from None
     except BaseException:
         await bot.shutdown()
         raise
-    return seat
+    return bot
 
 
 @contextlib.asynccontextmanager
 async def launched_bots(manifest: BotManifest, temp_root: Path, count: int,
-                        startup_s: float) -> AsyncIterator[list[LaunchedSeat]]:
-    """``count`` processes of one bot, started together, stopped (and cleaned up) at the end."""
+                        startup_s: float, rotations: int = 1
+                        ) -> AsyncIterator[list[LaunchedSeat]]:
+    """``count`` seats of one bot, each with ``rotations`` processes (one per rotation of the
+    sets it plays), all started together, stopped (and cleaned up) at the end."""
     launches = [asyncio.ensure_future(_launch(manifest, temp_root, startup_s))
-                for _ in range(count)]
+                for _ in range(count * rotations)]
     try:
         await asyncio.gather(*launches)
     except BaseException:
         await _stop_launched(launches)
         raise
-    seats = [launch.result() for launch in launches]
+    bots = [launch.result() for launch in launches]
     try:
-        yield seats
+        yield [LaunchedSeat(bots[index * rotations:(index + 1) * rotations])
+               for index in range(count)]
     finally:
-        await asyncio.gather(*(seat.bot.shutdown() for seat in seats))
+        await asyncio.gather(*(bot.shutdown() for bot in bots))
 
 
-async def _stop_launched(launches: Sequence[asyncio.Future[LaunchedSeat]]) -> None:
+async def _stop_launched(launches: Sequence[asyncio.Future[LocalProcessAgent]]) -> None:
     """Stop the bots of launches that succeeded, after one of them failed."""
     for launch in launches:
         if not launch.done():
@@ -140,5 +158,5 @@ async def _stop_launched(launches: Sequence[asyncio.Future[LaunchedSeat]]) -> No
     await asyncio.gather(*launches, return_exceptions=True)
     started = [launch.result() for launch in launches
                if launch.done() and not launch.cancelled() and launch.exception() is None]
-    await asyncio.gather(*(seat.bot.shutdown() for seat in started), return_exceptions=True)
+    await asyncio.gather(*(bot.shutdown() for bot in started), return_exceptions=True)
 

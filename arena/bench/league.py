@@ -84,6 +84,7 @@ from arena.bench.stats import goal_mark
 from arena.games import Game, load_game
 from arena.league.redis_local import RedisServer, RedisUnavailable, redis_binary
 from arena.match.runner import run_duplicate_async
+from arena.sandbox.lifeline import pdeathsig_preexec
 
 GOAL_RATIO = 0.7
 """The league's decisions per second should be at least this share of the ceiling's."""
@@ -211,8 +212,9 @@ async def _ceiling(game: Game, bots: list[BotManifest], lanes: int, seconds: flo
     unmeasured set per lane)."""
     seeds = itertools.count(1)
     async with contextlib.AsyncExitStack() as stack:
-        launched = [await stack.enter_async_context(launched_bots(bot, root, lanes, STARTUP_S))
-                    for bot in bots]
+        launched = [await stack.enter_async_context(
+            launched_bots(bot, root, lanes, STARTUP_S, rotations=game.num_players))
+            for bot in bots]
         seats = [[copies[lane] for copies in launched] for lane in range(lanes)]
         warm = await asyncio.gather(*(run_duplicate_async(game, next(seeds), lane)
                                       for lane in seats))
@@ -265,7 +267,7 @@ class CeleryWorkers:
             with log.open("wb") as out:
                 self.started.append((subprocess.Popen(
                     command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    process_group=0), log))
+                    process_group=0, preexec_fn=pdeathsig_preexec()), log))
         deadline = time.monotonic() + WORKER_READY_S
         for process, log in self.started:
             while " ready." not in log.read_text(errors="replace"):

@@ -84,7 +84,7 @@ async def _play(game: Game, manifest: BotManifest, deals: int,
     results = []
     with temp_root() as root:
         progress("starting the bot")
-        async with launched_bots(manifest, root, 1, STARTUP_S) as (bot,):
+        async with launched_bots(manifest, root, 1, STARTUP_S, rotations=PLAYERS) as (bot,):
             for seed in range(deals):
                 result = await run_duplicate_async(game, seed, [bot, PolicySeat(OPPONENT)])
                 if result.void:

@@ -64,7 +64,6 @@ class MessageLog:
     def __init__(self) -> None:
         """No deal yet."""
         self.deals: dict[str, DealMessages] = {}
-        self.entrants = 0
 
     def deal(self, match_id: str) -> DealMessages:
         """The messages of the deal ``match_id`` (a new entry the first time)."""
@@ -76,12 +75,12 @@ class ScriptedAgent(Agent):
 
     remote = True
 
-    def __init__(self, answers: Sequence[bytes], log: MessageLog) -> None:
-        """Answer request ``i`` with ``answers[i - 1]``; log each deal's messages."""
+    def __init__(self, answers: Sequence[bytes], log: MessageLog, entrant: int) -> None:
+        """Answer request ``i`` with ``answers[i - 1]``; log each deal's messages as those of
+        ``entrant``."""
         self.answers = answers
         self.log = log
-        self.entrant = log.entrants
-        log.entrants += 1
+        self.entrant = entrant
         self.messages = DealMessages()
 
     @property
@@ -110,10 +109,12 @@ class ScriptedAgent(Agent):
 
 @dataclass(frozen=True)
 class ScriptedSeat:
-    """A seat spec making scripted agents that share one script and one message log."""
+    """A seat spec making one entrant's scripted agents (one per rotation), which share one
+    script and one message log with the other entrants'."""
 
     answers: Sequence[bytes]
     log: MessageLog
+    entrant: int
 
     @property
     def label(self) -> str:
@@ -124,8 +125,8 @@ class ScriptedSeat:
         """Any game."""
 
     def create_agent(self) -> ScriptedAgent:
-        """A scripted agent, the next entrant of the log."""
-        return ScriptedAgent(self.answers, self.log)
+        """A scripted agent of the entrant."""
+        return ScriptedAgent(self.answers, self.log, self.entrant)
 
 
 @dataclass(frozen=True)
@@ -162,10 +163,10 @@ async def measure_overhead(game: Game, seed: int) -> OverheadSample:
     """Play a duplicate set of deal ``seed`` with scripted agents at every seat; time it."""
     answers = decision_bytes(random_script(game, seed))
     log = MessageLog()
-    seat = ScriptedSeat(answers, log)
+    seats = [ScriptedSeat(answers, log, entrant) for entrant in range(game.num_players)]
     clock = time.thread_time_ns
     start = clock()
-    result = await run_duplicate_async(game, seed, [seat] * game.num_players)
+    result = await run_duplicate_async(game, seed, seats)
     cpu_ns = max(clock() - start, 1)
     check_clean(result, "a scripted duplicate set")
     decisions = sum(len(record.actions) for record in result.records)

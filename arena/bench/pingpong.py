@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -28,12 +29,14 @@ from typing import Any
 
 import grpc
 
+from arena.agents.child import ChildProcess, start_child
 from arena.agents.process import MAX_MESSAGE_BYTES, channel_options, listening_or_exited
 from arena.agents.stream import PLAY_METHOD
 from arena.bench.errors import BenchError
 from arena.bench.overhead import DealMessages
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
+from arena.sandbox.lifeline import pdeathsig_preexec
 
 REPLY = pb.PlayResponse(decision=pb.Decision(request_id=1, action_id=1))
 """The server's one answer, as large as a Decision of a small bot without debug text."""
@@ -146,30 +149,29 @@ class PingPongServers:
         limited)."""
         self.client = LockStepClient([f"unix:{folder / f'pingpong-{index}.sock'}"
                                       for index in range(count)])
-        self.processes: list[asyncio.subprocess.Process] = []
+        self.processes: list[ChildProcess] = []
 
     async def start(self, startup_s: float) -> None:
         """Start the servers and wait until each listens, at most ``startup_s`` seconds."""
         for address in self.client.addresses:
-            self.processes.append(await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena.bench.pingpong", address,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True))
+            self.processes.append(await start_child(
+                [sys.executable, "-m", "arena.bench.pingpong", address], Path.cwd(),
+                os.environ, pdeathsig_preexec()))
         await asyncio.gather(*(self._wait_listening(process, address, startup_s) for
                                process, address in zip(self.processes, self.client.addresses,
                                                        strict=True)))
         await self.client.connect()
 
     @staticmethod
-    async def _wait_listening(process: asyncio.subprocess.Process, address: str,
+    async def _wait_listening(process: ChildProcess, address: str,
                               startup_s: float) -> None:
         """Return when the server listens; ``BenchError`` with its output if it does not."""
         outcome = await listening_or_exited(_listening(address), process, startup_s)
         if outcome == "listening":
             return
         error = b""
-        if outcome == "exited" and process.stderr is not None:
-            error = await process.stderr.read()
+        if outcome == "exited" and process.stdout is not None:
+            error = await process.stdout.read()
         text = " ".join(error.decode(errors="replace").split())
         raise BenchError("the raw gRPC ping-pong server did not listen within "
                          f"{startup_s:g} s" + (f": {text}" if text else ""))
@@ -181,7 +183,7 @@ class PingPongServers:
         await asyncio.gather(*(_stop(process) for process in processes))
 
 
-async def _stop(process: asyncio.subprocess.Process) -> None:
+async def _stop(process: ChildProcess) -> None:
     """Stop a server process: SIGTERM, then SIGKILL after a grace period."""
     if process.returncode is not None:
         return

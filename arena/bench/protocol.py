@@ -14,18 +14,27 @@ of them alike:
   bare gRPC server processes that answer each with the same Decision, one process per
   entrant as in the match (``pingpong``): each deal's MatchStarts, then every request on its
   entrant's stream;
-- bot alone: the same messages, sent by the same lock-step client to the bot processes
-  themselves, so that the gap between raw and arena splits into the bots' share (their SDK and
-  their choice) and the arena's share;
-- arena: the runner plays the same deal as a duplicate set with the random sample bot (a real
-  process, over a Unix socket) at every seat; the round trip of a decision is the time the
-  runner records for it (from sending the request to having the answer).
+- bot alone: the same messages, sent by the same lock-step client to processes of the bot
+  (started for this alone: the arena never shows a bot instance one deal twice), so that the
+  gap between raw and arena splits into the bots' share (their SDK and their choice) and the
+  arena's share;
+- arena: the runner plays the same deal as a duplicate set with the random sample bot (real
+  processes, over Unix sockets, one per seat and rotation) at every seat; the round trip of a
+  decision is the time the runner waits for the agent's answer (from asking it to having the
+  answer), and the charged time the time its clock charges the bot (the time the runner
+  records for it: from writing the request to when the answer could first be read, the event
+  loop's lag left out; ``arena.agents.loopclock``).
 
 The figures are the medians (p50) and 99th percentiles of all round trips, and the ratio of
 the arena's p50 to the raw p50 (the arena side: the median of all its sets). Then, with the same
 bot, decisions per second with 1 and with 8 duplicate sets played at once in one event loop
 (each set with its own bot processes, started beforehand). Start-up of processes is never
 timed.
+
+Last, the fair clock under load: ``CLOCK_MATCHES`` matches of ``CLOCK_GAME`` (5-seat
+briscola chiamata) at once in one event loop, every seat the bot, each match playing single
+deals of new seeds; the p50 and p99 of the charged time beside those of the round trip, the
+goal being a charged p99 of at most ``GOAL_CHARGED_P99_US`` whatever the round trip.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 import typer
@@ -51,9 +60,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.agents import BotConfigError, BotManifest
+from arena.agents import BotConfigError, BotManifest, Reply, Turn
 from arena.bench.errors import BenchError
-from arena.bench.launched import LaunchedSeat, launched_bots
+from arena.bench.launched import LaunchedSeat, LentAgent, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
 from arena.bench.stats import goal_mark, percentile
@@ -77,6 +86,16 @@ DEFAULT_ROUNDS = 10
 DEFAULT_CONCURRENCY = (1, 8)
 DEFAULT_THROUGHPUT_S = 3.0
 """Seconds each throughput measurement keeps starting new duplicate sets."""
+
+CLOCK_GAME = "briscola-chiamata"
+"""The game of the clock measurement under load (five seats)."""
+
+CLOCK_MATCHES = 16
+"""Matches at once in the clock measurement under load."""
+
+GOAL_CHARGED_P99_US = 10_000.0
+"""Under load, the 99th percentile of the time charged to an instant bot should be at most
+this many microseconds."""
 
 STARTUP_S = 30.0
 """How long a bot process or the raw server may take to listen (the machine may be busy)."""
@@ -125,9 +144,44 @@ def _times(records: Sequence[Any]) -> list[int]:
     return [us for record in records for us in record.conduct.decision_us if us is not None]
 
 
-def _round_trips(values: Sequence[float]) -> dict[str, float]:
-    """p50 and p99 of some round trips, rounded to 0.1 µs."""
-    return {"p50_us": round(percentile(values, 50), 1), "p99_us": round(percentile(values, 99), 1)}
+def _round_trips(values: Sequence[float], prefix: str = "") -> dict[str, float]:
+    """p50 and p99 of some round trips, rounded to 0.1 µs (keys after ``prefix``)."""
+    return {f"{prefix}p50_us": round(percentile(values, 50), 1),
+            f"{prefix}p99_us": round(percentile(values, 99), 1)}
+
+
+class _TimedAgent(LentAgent):
+    """A lent bot whose round trips (the time the runner waits for each answer) are kept."""
+
+    def __init__(self, seat: LentAgent, trips: list[int]) -> None:
+        """Lend the seat's bot; round trips go to ``trips`` (µs)."""
+        super().__init__(seat.bot)
+        self.trips = trips
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """The bot's answer, its round trip noted."""
+        start = time.perf_counter_ns()
+        reply = await self.bot.decide(turn, timeout_s)
+        self.trips.append((time.perf_counter_ns() - start) // 1000)
+        return reply
+
+
+class _TimedSeat(LaunchedSeat):
+    """Launched instances of a bot whose agents keep their round trips."""
+
+    def __init__(self, seat: LaunchedSeat, trips: list[int]) -> None:
+        """The same instances as ``seat``; round trips go to ``trips``."""
+        super().__init__(seat.bots)
+        self.trips = trips
+
+    def create_agent(self) -> _TimedAgent:
+        """The next instance, its round trips kept."""
+        return _TimedAgent(super().create_agent(), self.trips)
+
+
+def _timed(seats: Sequence[LaunchedSeat], trips: list[int]) -> list[LaunchedSeat]:
+    """The seats with their round trips kept in ``trips``."""
+    return [_TimedSeat(seat, trips) for seat in seats]
 
 
 class _Latency:
@@ -136,6 +190,7 @@ class _Latency:
     def __init__(self) -> None:
         """No samples yet."""
         self.arena_us: list[int] = []
+        self.charged_us: list[int] = []
         self.raw_us: list[int] = []
         self.bot_us: list[int] = []
         self.overhead_us: list[float] = []
@@ -154,15 +209,16 @@ async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPong
     extra = [await measure_overhead(game, EXTRA_SEED_BASE + seed * ARENA_SIDE_SETS + 1)]
     bot_us = await direct.play(overhead.deals)
     extra.append(await measure_overhead(game, EXTRA_SEED_BASE + seed * ARENA_SIDE_SETS + 2))
-    result = await run_duplicate_async(game, seed, seats)
+    arena_us: list[int] = []
+    result = await run_duplicate_async(game, seed, _timed(seats, arena_us))
     check_clean(result, "a duplicate set with the bot")
-    arena_us = _times(result.records)
     if latency is None:
         return
     latency.overhead_us += [sample.us_per_decision for sample in [overhead, *extra]]
     latency.raw_us += raw_us
     latency.bot_us += bot_us
     latency.arena_us += arena_us
+    latency.charged_us += _times(result.records)
     latency.request_bytes += overhead.request_sizes
     latency.raw_medians.append(statistics.median(raw_us))
     latency.bot_medians.append(statistics.median(bot_us))
@@ -170,12 +226,14 @@ async def _round(game: Game, seed: int, seats: list[LaunchedSeat], raw: PingPong
 
 
 async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], deadline: float,
-                times: list[int]) -> int:
-    """Play duplicate sets until ``deadline`` (at least one); the decisions played."""
+                times: list[int], trips: list[int], rotations: int | None = None) -> int:
+    """Play duplicate sets (or ``rotations`` deals of each) until ``deadline`` (at least one);
+    the decisions played. Charged times go to ``times``, round trips to ``trips``."""
     loop = asyncio.get_running_loop()
     decisions = 0
+    timed = _timed(seats, trips)
     while True:
-        result = await run_duplicate_async(game, next(seeds), seats)
+        result = await run_duplicate_async(game, next(seeds), timed, rotations=rotations)
         check_clean(result, "a duplicate set with the bot")
         decisions += sum(len(record.actions) for record in result.records)
         times += _times(result.records)
@@ -184,21 +242,25 @@ async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], dea
 
 
 async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], seconds: float,
-                             seeds: Iterator[int]) -> dict[str, Any]:
+                             seeds: Iterator[int], rotations: int | None = None
+                             ) -> dict[str, Any]:
     """Decisions per second with one duplicate set at a time in each lane, all lanes at once.
 
     Each lane is a list of launched seats (``launched_bots``), one per seat of ``game``; every
     lane keeps playing duplicate sets with the next seeds of ``seeds`` until ``seconds`` have
     passed (at least one set each). The figures: ``matches`` (the lanes), ``decisions``,
     ``seconds`` (wall), ``decisions_per_s``, ``arena_cpu_us_per_decision`` (this process's CPU
-    time per decision) and the ``p50_us`` and ``p99_us`` of the recorded decision times.
-    Raises ``BenchError`` when a set has a fault or a forfeit.
+    time per decision), the ``p50_us`` and ``p99_us`` of the round trips and the
+    ``charged_p50_us`` and ``charged_p99_us`` of the charged (recorded) times. With
+    ``rotations``, each set plays that many of its deals. Raises ``BenchError`` when a set has
+    a fault or a forfeit.
     """
     loop = asyncio.get_running_loop()
     times: list[int] = []
+    trips: list[int] = []
     start, cpu_start = time.perf_counter(), time.process_time()
     deadline = loop.time() + seconds
-    counts = await asyncio.gather(*(_lane(game, seats, seeds, deadline, times)
+    counts = await asyncio.gather(*(_lane(game, seats, seeds, deadline, times, trips, rotations)
                                     for seats in lanes))
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
@@ -206,12 +268,13 @@ async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], second
     return {"matches": len(lanes), "decisions": decisions, "seconds": round(wall, 6),
             "decisions_per_s": round(decisions / wall, 1),
             "arena_cpu_us_per_decision": round(cpu / decisions * 1e6, 1),
-            **_round_trips(times)}
+            **_round_trips(trips), **_round_trips(times, "charged_")}
 
 
 async def _measure(game: Game, manifest: BotManifest, rounds: int,
                    concurrency: Sequence[int], throughput_s: float,
-                   progress: Progress) -> tuple[_Latency, list[dict[str, Any]]]:
+                   progress: Progress, clock: _ClockPlan
+                   ) -> tuple[_Latency, list[dict[str, Any]], dict[str, Any] | None]:
     """Run every measurement with bots and the raw server in one temporary folder."""
     players = game.num_players
     latency = _Latency()
@@ -222,8 +285,10 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
         try:
             progress("starting the raw server and the bots")
             await raw.start(STARTUP_S)
-            async with launched_bots(manifest, root, players, STARTUP_S) as first:
-                direct = LockStepClient([seat.address for seat in first])
+            async with launched_bots(manifest, root, players, STARTUP_S,
+                                     rotations=players) as first, \
+                    launched_bots(manifest, root, players, STARTUP_S) as alone:
+                direct = LockStepClient([seat.address for seat in alone])
                 try:
                     await direct.connect()
                     progress("warming up")
@@ -237,18 +302,47 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
                 for matches in concurrency:
                     progress(f"decisions per second with {matches} matches at once")
                     async with launched_bots(manifest, root, (matches - 1) * players,
-                                             STARTUP_S) as extra:
+                                             STARTUP_S, rotations=players) as extra:
                         lanes = [first] + [extra[lane * players:(lane + 1) * players]
                                            for lane in range(matches - 1)]
                         throughput.append(
                             await measure_throughput(game, lanes, throughput_s, seeds))
+            under_load = await _measure_clock(manifest, root, clock, throughput_s, seeds,
+                                              progress)
         finally:
             await raw.stop()
-    return latency, throughput
+    return latency, throughput, under_load
 
 
-def _check_options(rounds: int, concurrency: Sequence[int], throughput_s: float) -> None:
+class _ClockPlan(NamedTuple):
+    """The clock measurement under load: its game and how many matches at once (0: none)."""
+
+    game: Game | None
+    matches: int
+
+
+async def _measure_clock(manifest: BotManifest, root: Path, plan: _ClockPlan, seconds: float,
+                         seeds: Iterator[int], progress: Progress) -> dict[str, Any] | None:
+    """Charged times and round trips with ``plan.matches`` matches at once, each playing
+    single deals with the bot at every seat; None when not asked for."""
+    game = plan.game
+    if game is None or plan.matches == 0:
+        return None
+    players = game.num_players
+    progress(f"the clock with {plan.matches} matches of {game.id} at once")
+    async with launched_bots(manifest, root, plan.matches * players, STARTUP_S) as seats:
+        lanes = [seats[lane * players:(lane + 1) * players] for lane in range(plan.matches)]
+        row = await measure_throughput(game, lanes, seconds, seeds, rotations=1)
+    return {"game": game.id, "players": players, **row,
+            "goal_charged_p99_us": GOAL_CHARGED_P99_US,
+            "meets_charged_goal": row["charged_p99_us"] <= GOAL_CHARGED_P99_US}
+
+
+def _check_options(rounds: int, concurrency: Sequence[int], throughput_s: float,
+                   clock_matches: int = 0) -> None:
     """Raise ``ValueError`` for options out of range."""
+    if clock_matches < 0:
+        raise ValueError(f"clock matches must not be negative, got {clock_matches}")
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     if not concurrency or any(matches < 1 for matches in concurrency):
@@ -261,13 +355,20 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
                        bot: Path = SAMPLE_RANDOM, rounds: int = DEFAULT_ROUNDS,
                        concurrency: Sequence[int] = DEFAULT_CONCURRENCY,
                        throughput_s: float = DEFAULT_THROUGHPUT_S,
-                       progress: Progress | None = None) -> dict[str, Any]:
-    """Measure round trips, arena-side work and throughput; the JSON-ready report."""
-    _check_options(rounds, concurrency, throughput_s)
+                       progress: Progress | None = None, clock_matches: int = CLOCK_MATCHES,
+                       clock_game: str = CLOCK_GAME) -> dict[str, Any]:
+    """Measure round trips, charged times, arena-side work, throughput and the clock under
+    load (skipped when the bot does not play ``clock_game`` or ``clock_matches`` is 0); the
+    JSON-ready report."""
+    _check_options(rounds, concurrency, throughput_s, clock_matches)
     game = load_game(game_id, players)
     manifest = load_bot(bot, game, SAMPLE_RANDOM)
-    latency, throughput = asyncio.run(_measure(game, manifest, rounds, concurrency,
-                                               throughput_s, progress or (lambda text: None)))
+    plan = _ClockPlan(load_game(clock_game) if manifest.plays(clock_game) else None,
+                      clock_matches)
+    latency, throughput, under_load = asyncio.run(_measure(
+        game, manifest, rounds, concurrency, throughput_s, progress or (lambda text: None),
+        plan))
+    charged = _round_trips(latency.charged_us, "charged_")
     arena = _round_trips(latency.arena_us)
     raw = _round_trips(latency.raw_us)
     alone = _round_trips(latency.bot_us)
@@ -280,6 +381,7 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
         "bot": {"name": manifest.name, "version": manifest.version, "path": manifest.source},
         "p50_us": arena["p50_us"],
         "p99_us": arena["p99_us"],
+        **charged,
         "raw_p50_us": raw["p50_us"],
         "raw_p99_us": raw["p99_us"],
         "bot_p50_us": alone["p50_us"],
@@ -294,6 +396,7 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
         "meets_arena_goal": arena_us <= GOAL_ARENA_US,
         "decisions_per_s": {str(row["matches"]): row["decisions_per_s"] for row in throughput},
         "throughput": throughput,
+        "clock": under_load,
         "rounds": rounds,
         "round_trips": {"arena": len(latency.arena_us), "raw": len(latency.raw_us),
                         "bot": len(latency.bot_us)},
@@ -340,6 +443,9 @@ def render_table(report: dict[str, Any]) -> Table:
 
     table.add_row("round trip p50 / p99, arena",
                   f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
+    table.add_row("  charged to the bot p50 / p99",
+                  f"{micros(report['charged_p50_us'])} / {micros(report['charged_p99_us'])}",
+                  "", "")
     table.add_row("round trip p50 / p99, raw gRPC",
                   f"{micros(report['raw_p50_us'])} / {micros(report['raw_p99_us'])}", "", "")
     table.add_row("round trip p50 / p99, bot alone",
@@ -357,8 +463,21 @@ def render_table(report: dict[str, Any]) -> Table:
         table.add_row(f"decisions/s, {at_once}", f"{row['decisions_per_s']:,.0f}", "", "")
         table.add_row(f"  round trip p50 / p99, {at_once}",
                       f"{micros(row['p50_us'])} / {micros(row['p99_us'])}", "", "")
+        table.add_row(f"  charged to the bot p50 / p99, {at_once}",
+                      f"{micros(row['charged_p50_us'])} / {micros(row['charged_p99_us'])}",
+                      "", "")
         table.add_row("  arena process CPU per decision (gRPC included)",
                       micros(row["arena_cpu_us_per_decision"]), "", "")
+    clock = report.get("clock")
+    if clock is not None:
+        under = (f"{clock['matches']} matches of {clock['game']} ({clock['players']} seats) "
+                 "at once")
+        table.add_row(f"round trip p50 / p99, {under}",
+                      f"{micros(clock['p50_us'])} / {micros(clock['p99_us'])}", "", "")
+        table.add_row("  charged to the bot p50 / p99",
+                      f"{micros(clock['charged_p50_us'])} / {micros(clock['charged_p99_us'])}",
+                      f"p99 ≤ {micros(clock['goal_charged_p99_us'])}",
+                      goal_mark(clock["meets_charged_goal"]))
     return table
 
 
@@ -391,16 +510,17 @@ def bench_protocol_command(game_id: str = DEFAULT_GAME, players: int | None = No
                            bot: Path = SAMPLE_RANDOM, rounds: int = DEFAULT_ROUNDS,
                            concurrency: Sequence[int] = DEFAULT_CONCURRENCY,
                            throughput_s: float = DEFAULT_THROUGHPUT_S,
-                           as_json: bool = False) -> None:
+                           as_json: bool = False, clock_matches: int = CLOCK_MATCHES,
+                           clock_game: str = CLOCK_GAME) -> None:
     """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
     try:
-        _check_options(rounds, concurrency, throughput_s)
+        _check_options(rounds, concurrency, throughput_s, clock_matches)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
     try:
         with status(Console(stderr=True)) as progress:
             report = run_protocol_bench(game_id, players, bot, rounds, concurrency,
-                                        throughput_s, progress)
+                                        throughput_s, progress, clock_matches, clock_game)
     except BenchError as error:
         raise fail(error) from None
     print_report(report, as_json, render_table(report))

@@ -9,8 +9,11 @@ container of every untrusted bot:
 - round trip: the bot in containers at every seat of duplicate sets, against the same bot
   folder run as local processes, the two played in alternate sets so that the shared
   machine's load falls on both alike; the round trip of a decision is the time the runner
-  records for it (from sending the request to having the answer). The containers and
-  processes start once, before the sets; their start-up is not part of this figure.
+  waits for its answer (not what the clock charges: the clock gives a fast bot the benefit of
+  the event loop's doubt and may charge it nothing, which says nothing of the transport). The
+  containers and
+  processes (one per seat and rotation: no instance is shown a deal twice) start once, before
+  the sets; their start-up is not part of this figure.
 
 The engine's limits are checked once (a probe container) before anything is timed.
 """
@@ -78,11 +81,13 @@ STARTUP_S = 60.0
 
 
 class LentAgent(Agent):
-    """A launched agent as one run sees it: launch and shutdown are the benchmark's business."""
+    """A launched agent as one run sees it: launch and shutdown are the benchmark's business;
+    the runner's wait for each answer goes to ``trips`` (µs)."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, trips: list[int]) -> None:
         """Lend ``agent`` (already launched)."""
         self.agent = agent
+        self.trips = trips
         self.remote = agent.remote
         self.timed = agent.timed
 
@@ -100,8 +105,11 @@ class LentAgent(Agent):
         await self.agent.open(setup, ready_s)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """The agent's answer."""
-        return await self.agent.decide(turn, timeout_s)
+        """The agent's answer, its round trip noted."""
+        start = time.perf_counter_ns()
+        reply = await self.agent.decide(turn, timeout_s)
+        self.trips.append((time.perf_counter_ns() - start) // 1000)
+        return reply
 
     async def close(self, end: DealEnd) -> None:
         """Close the deal."""
@@ -109,12 +117,16 @@ class LentAgent(Agent):
 
 
 class LentSeat:
-    """A seat spec for one launched agent, usable by any number of runs in turn."""
+    """A seat spec for launched agents of one spec, lent in turn to any number of runs (one
+    per rotation: every rotation of a set gets an instance of its own)."""
 
-    def __init__(self, spec: SeatSpec, agent: Agent) -> None:
-        """Seat ``agent`` (already launched), made by ``spec``."""
+    def __init__(self, spec: SeatSpec, agents: Sequence[Agent]) -> None:
+        """Seat ``agents`` (already launched; one per rotation of a set), made by ``spec``."""
         self.spec = spec
-        self.agent = agent
+        self.agents = list(agents)
+        self.trips: list[int] = []
+        """The round trips (µs) of every decision of the lent agents, in order."""
+        self._lent = 0
 
     @property
     def label(self) -> str:
@@ -126,8 +138,10 @@ class LentSeat:
         self.spec.check(game)
 
     def create_agent(self) -> LentAgent:
-        """The launched agent, lent to one run."""
-        return LentAgent(self.agent)
+        """The next launched agent, lent to one rotation of a run."""
+        agent = self.agents[self._lent % len(self.agents)]
+        self._lent += 1
+        return LentAgent(agent, self.trips)
 
 
 class FirstDecisionAgent(Agent):
@@ -217,11 +231,6 @@ class FirstDecisionSeat:
         return agent
 
 
-def _times(records: Sequence[Any]) -> list[int]:
-    """The recorded time of every decision of some match records (µs)."""
-    return [us for record in records for us in record.conduct.decision_us if us is not None]
-
-
 async def _cold_start(game: Game, spec: SeatSpec, seed: int) -> tuple[float, float]:
     """One deal with the bot in a new container at seat 0: seconds to its first decision,
     and of those, to listening on its socket."""
@@ -250,16 +259,19 @@ async def _launch(spec: SeatSpec, what: str) -> Agent:
 
 
 @contextlib.asynccontextmanager
-async def launched(spec: SeatSpec, count: int, what: str) -> AsyncIterator[list[LentSeat]]:
-    """``count`` agents of ``spec`` started together, lent to runs, stopped at the end."""
-    launches = [asyncio.ensure_future(_launch(spec, what)) for _ in range(count)]
+async def launched(spec: SeatSpec, count: int, rotations: int,
+                   what: str) -> AsyncIterator[list[LentSeat]]:
+    """``count`` seats of ``spec``, each with ``rotations`` agents, all started together, lent
+    to runs, stopped at the end."""
+    launches = [asyncio.ensure_future(_launch(spec, what)) for _ in range(count * rotations)]
     results = await asyncio.gather(*launches, return_exceptions=True)
     agents = [result for result in results if isinstance(result, Agent)]
     try:
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        yield [LentSeat(spec, agent) for agent in agents]
+        yield [LentSeat(spec, agents[index * rotations:(index + 1) * rotations])
+               for index in range(count)]
     finally:
         await asyncio.gather(*(agent.shutdown() for agent in agents), return_exceptions=True)
 
@@ -278,10 +290,12 @@ class _Samples:
 async def _one_set(game: Game, seed: int, seats: list[LentSeat], what: str) -> list[int]:
     """One duplicate set on deal ``seed``: its decisions' round trips."""
     seat_specs: list[SeatSpec] = list(seats)
+    for seat in seats:
+        seat.trips.clear()
     result = await run_duplicate_async(game, seed, seat_specs,
                                        match_id=f"bench-sandbox-{what}-{seed}")
     check_clean(result, f"a duplicate set with the bot {what}")
-    return _times(result.records)
+    return [us for seat in seats for us in seat.trips]
 
 
 async def _round_trips(game: Game, docker: SeatSpec, process: SeatSpec, decisions: int,
@@ -290,8 +304,8 @@ async def _round_trips(game: Game, docker: SeatSpec, process: SeatSpec, decision
     samples = _Samples()
     players = game.num_players
     progress("starting the containers and the processes")
-    async with launched(docker, players, "in a container") as in_docker, \
-            launched(process, players, "as a process") as as_process:
+    async with launched(docker, players, players, "in a container") as in_docker, \
+            launched(process, players, players, "as a process") as as_process:
         progress("warming up")
         await _one_set(game, 0, in_docker, "in a container")
         await _one_set(game, 0, as_process, "as a process")

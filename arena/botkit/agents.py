@@ -146,8 +146,11 @@ class Borrowed(Agent):
         self.remote = agent.remote
         self.timed = agent.timed
         self.slowest_us = 0
-        """The longest decision of this run, in microseconds."""
+        """The longest decision of this run, in microseconds (as the clock charged it)."""
         self.decisions = 0
+        self.times: list[tuple[int, int]] = []
+        """Each answered decision of this run: its index in the deal and its charged time
+        (µs)."""
 
     @property
     def label(self) -> str:
@@ -167,13 +170,19 @@ class Borrowed(Agent):
         await self.agent.open(setup, ready_s)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """Ask the bot, timing the answer."""
+        """Ask the bot, noting the time it is charged (its own measure when it has one)."""
         start = time.perf_counter_ns()
+        reply: Reply | None = None
         try:
-            return await self.agent.decide(turn, timeout_s)
+            reply = await self.agent.decide(turn, timeout_s)
+            return reply
         finally:
             self.decisions += 1
-            self.slowest_us = max(self.slowest_us, (time.perf_counter_ns() - start) // 1000)
+            took = (reply.took_us if reply is not None and reply.took_us is not None
+                    else (time.perf_counter_ns() - start) // 1000)
+            if reply is not None:
+                self.times.append((turn.request_id - 1, took))
+            self.slowest_us = max(self.slowest_us, took)
 
     async def close(self, end: DealEnd) -> None:
         """End the deal on the bot."""

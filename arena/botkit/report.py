@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+from arena.match.safetext import safe_text
+
+PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 
 OUTPUT_LINE_CAP = 200
 """Characters of a bot's last output line quoted in a failure."""
@@ -24,7 +26,8 @@ def last_output(text: str) -> str:
 
 @dataclass(frozen=True)
 class CheckLine:
-    """The outcome of one check: PASS, FAIL or SKIP, with a note or the reason."""
+    """The outcome of one check: PASS, WARN (passed, with something to fix), FAIL or SKIP,
+    with a note or the reason."""
 
     check: str
     status: str
@@ -37,7 +40,8 @@ class CheckLine:
         return self.status == FAIL
 
     def text(self) -> str:
-        """``PASS start-up (0.21 s)`` or ``FAIL legal play tressette: ...``."""
+        """``PASS start-up (0.21 s)`` or ``FAIL legal play tressette: ...``, what it quotes of
+        the bot shown escaped."""
         notes = [self.detail] if self.detail and self.status == PASS else []
         if self.seconds is not None:
             notes.append(f"{self.seconds:.2f} s")
@@ -46,7 +50,7 @@ class CheckLine:
             line += f" ({'; '.join(notes)})"
         if self.detail and self.status != PASS:
             line += f": {self.detail}"
-        return " ".join(line.split())
+        return safe_text(" ".join(line.split()))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
@@ -69,12 +73,15 @@ class CheckReport:
         return not any(line.failed for line in self.lines)
 
     def summary(self) -> str:
-        """One closing line: how many checks passed."""
+        """One closing line: how many checks passed, and any warned (the bot's name shown
+        escaped)."""
         failed = sum(line.failed for line in self.lines)
-        who = f"bot {self.name or self.path}"
+        warned = sum(line.status == WARN for line in self.lines)
+        who = f"bot {safe_text(self.name or self.path)}"
+        note = f" ({warned} with a warning)" if warned else ""
         if not failed:
-            return f"{who}: all {len(self.lines)} checks passed"
-        return f"{who}: {failed} of {len(self.lines)} checks failed"
+            return f"{who}: all {len(self.lines)} checks passed{note}"
+        return f"{who}: {failed} of {len(self.lines)} checks failed{note}"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""

@@ -8,8 +8,8 @@ database or broker) is one ``error:`` line and exit code 2, with nothing left in
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,33 +17,56 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from arena.agents import BotConfigError
-from arena.games import GameError, load_game
+from arena.cli_options import (
+    BankMsOption,
+    DecisionMsOption,
+    ForfeitPolicyOption,
+    StartupMsOption,
+    StrikesOption,
+)
+from arena.games import GameError
 from arena.games.rng import MAX_SEED
-from arena.league.create import ALL_GAMES, LeagueError, LeagueSettings, create_league
+from arena.league import numbers
+from arena.league.boards import leaderboards
+from arena.league.create import (
+    ALL_GAMES,
+    LeagueError,
+    LeagueSettings,
+    create_league,
+    league_policy,
+    parse_forfeit_policy,
+)
+from arena.league.forfeits import DEFAULT_POLICY, FAULT_REASONS, FaultCount, ForfeitPolicy
 from arena.league.progress import LeagueProgress
-from arena.league.ratings import Rating, game_ratings, leaderboard, overall
+from arena.league.ratings import Rating
 from arena.league.run_match import DEFAULT_LEASE_S
 from arena.league.schedule import ScheduleError
 from arena.league.status import (
     LeagueStatus,
+    LeftOut,
+    ScoredSet,
     find_league,
     league_bots,
     league_languages,
     league_status,
-    played_sets,
+    left_out,
+    scored_sets,
     standings,
 )
 from arena.match import MatchError
 from arena.match.faults import DEFAULT_STRIKES
+from arena.match.safeconsole import safe_console
+from arena.match.safetext import dumps, safe_text
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
     DEFAULT_DECISION_MS,
     DEFAULT_STARTUP_MS,
     TimeControl,
 )
-from arena.store import League, Store, StoreError, database_url, open_store
+from arena.store import Store, StoreError, database_url, open_store
 
 BAD_INPUT = 2
 """The exit code of bad input."""
@@ -113,20 +136,16 @@ def create_command(
     ] = ALL_GAMES,
     deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per table and round.")] = 1,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Round robins to play.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
-                                      help="The league seed (every deal's seed comes from it).")
-                    ] = 0,
-    decision_ms: Annotated[int, typer.Option(
-        "--decision-ms", min=1, help="Time for each decision, in milliseconds.")
-    ] = DEFAULT_DECISION_MS,
-    bank_ms: Annotated[int, typer.Option(
-        "--bank-ms", min=0, help="Time bank per seat and deal, in milliseconds.")
-    ] = DEFAULT_BANK_MS,
-    startup_ms: Annotated[int, typer.Option(
-        "--startup-ms", min=1, help="Time a bot may take to start listening, in milliseconds.")
-    ] = DEFAULT_STARTUP_MS,
-    strikes: Annotated[int, typer.Option("--strikes", min=1, help="Faults that forfeit a seat.")
-                       ] = DEFAULT_STRIKES,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", min=0, max=MAX_SEED,
+        help="Make the league reproducible: every deal comes from this seed, so anyone who "
+             "knows it knows the deals (not secret). Without it, the deals come from a random "
+             "secret kept in the database.")] = None,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    bank_ms: BankMsOption = DEFAULT_BANK_MS,
+    startup_ms: StartupMsOption = DEFAULT_STARTUP_MS,
+    strikes: StrikesOption = DEFAULT_STRIKES,
+    forfeit_policy: ForfeitPolicyOption = DEFAULT_POLICY.value,
     replace: Annotated[bool, typer.Option(
         "--replace", help="Delete a league of the same name first, with its results.")] = False,
     db: Annotated[str | None, DB_OPTION] = None,
@@ -134,7 +153,8 @@ def create_command(
     """Create a league: its bots and every match of its schedule (nothing runs yet)."""
     with bad_input():
         settings = LeagueSettings(TimeControl(decision_ms=decision_ms, bank_ms=bank_ms,
-                                              startup_ms=startup_ms), strikes)
+                                              startup_ms=startup_ms), strikes,
+                                  forfeit_policy=parse_forfeit_policy(forfeit_policy))
 
     def create(store: Store) -> LeagueStatus:
         """Create the league and read back its status."""
@@ -145,10 +165,13 @@ def create_command(
             return league_status(session, name.strip())
 
     status = with_store(db, create)
-    console = Console(highlight=False, soft_wrap=True)
+    console = safe_console(soft_wrap=True)
+    seeds = "secret deals" if seed is None else f"deals from seed {seed} (reproducible, " \
+        "not secret)"
     console.print(f"league {status.name}: {len(status.bots)} bots "
                   f"({', '.join(status.bots)}), {len(status.games)} games, "
-                  f"{status.total} matches; run it with: arena league run {status.name}")
+                  f"{status.total} matches, {seeds}, forfeits scored as "
+                  f"{settings.forfeit_policy.value}; run it with: arena league run {status.name}")
 
 
 @league_app.command("run")
@@ -187,7 +210,10 @@ def run_command(
             status, interrupted = _run_local(url, name, workers, lease_s, show)
         else:
             status, interrupted = _run_broker(url, name, broker, league_id, names, show)
-    print_status(status, Console(highlight=False, soft_wrap=True))
+    output = safe_console(soft_wrap=True)
+    print_status(status, output)
+    output.print(Text(safe_text(forfeit_line(status)),
+                      style="red" if status.forfeiters else ""))
     if interrupted:
         console.print(f"interrupted; resume with: arena league run {name}")
         raise typer.Exit(INTERRUPTED_EXIT)
@@ -256,7 +282,35 @@ def print_status(status: LeagueStatus, console: Console) -> None:
                               ("pending", "leased", "done", "void")))
     console.print(table)
     for match_id, reason in status.void:
-        console.print(f"void {match_id}: {reason}")
+        console.print(Text(safe_text(f"void {match_id}: {reason}")))
+    console.print(faults_table(status))
+
+
+def faults_table(status: LeagueStatus) -> Table:
+    """Each bot's forfeited deals by reason code, with the league's policy and the void deals
+    left out."""
+    void = (f"{status.void_deals} deals of {len(status.void)} void matches left out "
+            "(VOID_INFRA: the arena failed; no contest)") if status.void else "no deal left out"
+    table = Table(title=f"forfeits (scored as {status.forfeit_policy}; {void})",
+                  title_justify="left")
+    table.add_column("bot")
+    table.add_column("forfeits", justify="right")
+    for reason in FAULT_REASONS:
+        table.add_column(reason, justify="right")
+    for bot in status.bots:
+        count = status.faults.get(bot) or FaultCount(Counter())
+        table.add_row(Text(safe_text(bot)), str(count.forfeits),
+                      *(str(count.faults.get(reason, 0)) for reason in FAULT_REASONS))
+    return table
+
+
+def forfeit_line(status: LeagueStatus) -> str:
+    """The closing line of a run: the bots that forfeited, with their counts by reason."""
+    if not status.forfeiters:
+        return "no bot forfeited a deal"
+    return "forfeited: " + "; ".join(
+        f"{bot} ({status.faults[bot].forfeits} deals: {status.faults[bot].text()})"
+        for bot in status.forfeiters)
 
 
 @league_app.command("status")
@@ -273,43 +327,37 @@ def status_command(
 
     status = with_store(db, read)
     if as_json:
-        typer.echo(json.dumps(status.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(dumps(status.to_dict(), indent=2))
         return
-    print_status(status, Console(highlight=False, soft_wrap=True))
+    print_status(status, safe_console(soft_wrap=True))
 
 
 def ratings_tables(store: Store, league: str | None, game: str | None
                    ) -> tuple[dict[str, list[Rating[str]]], list[Rating[str]]]:
     """Per game and overall, the OpenSkill leaderboard of one league's (or every league's)
     finished matches."""
-    with store.session() as session:
-        leagues: Sequence[League] | None = [find_league(session, league)] if league else None
-        played, _ = played_sets(session, leagues, game)
-    by_game: dict[str, list[Any]] = {}
-    for match, result in played:
-        by_game.setdefault(match.game, []).append((match, result))
-    tables = {}
-    for game_id, sets in by_game.items():
-        first = sets[0][1]
-        rules = load_game(game_id, first.players, first.params)
-        tables[game_id] = game_ratings(rules, [(match.seats, result) for match, result in sets])
-    if game is not None and game not in tables:
-        raise LeagueError(f"no finished match of {game} in the database")
-    everyone = sorted({bot for table in tables.values() for bot in table})
-    return ({game_id: leaderboard(table) for game_id, table in tables.items()},
-            leaderboard(overall(tables, everyone)))
+    boards = leaderboards(store, league, game)
+    return boards.per_game, boards.overall
 
 
-def rating_table(title: str, ratings: Sequence[Rating[str]]) -> Table:
-    """A leaderboard as a rich table: rank, bot, mu, sigma, mu - 3 sigma, contests."""
-    table = Table(title=title, title_justify="left")
+def rating_table(title: str, ratings: Sequence[Rating[str]],
+                 faults: Mapping[str, FaultCount] | None = None, note: str = "") -> Table:
+    """A leaderboard as a rich table: rank, bot, mu, sigma, mu - 3 sigma, contests, and each
+    bot's forfeited deals by reason code; ``note`` below it."""
+    table = Table(title=title, title_justify="left",
+                  caption=Text(note) if note else None, caption_justify="left")
     table.add_column("#", justify="right")
     table.add_column("bot")
     for column in ("μ", "σ", "μ − 3σ", "contests"):
         table.add_column(column, justify="right")
+    table.add_column("forfeits")
     for rank, rating in enumerate(ratings, 1):
-        table.add_row(str(rank), rating.bot, f"{rating.mu:.2f}", f"{rating.sigma:.2f}",
-                      f"{rating.conservative:.2f}", str(rating.contests))
+        count = (faults or {}).get(rating.bot)
+        table.add_row(str(rank), Text(safe_text(rating.bot)), numbers.fixed(rating.mu),
+                      numbers.fixed(rating.sigma),
+                      numbers.fixed(rating.conservative), str(rating.contests),
+                      Text(count.text() if count else "–",
+                           style="red" if count and count.forfeits else ""))
     return table
 
 
@@ -321,22 +369,20 @@ def leaderboard_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead.")] = False,
     db: Annotated[str | None, DB_OPTION] = None,
 ) -> None:
-    """Show the OpenSkill leaderboards: per game and overall, ordered by μ − 3σ."""
-    per_game, total = with_store(db, lambda store: ratings_tables(store, league, game))
-    if game is not None:
-        per_game = {game: per_game[game]}
+    """Show the OpenSkill leaderboards: per game and overall, ordered by μ − 3σ, with each
+    bot's forfeited deals by reason code."""
+    boards = with_store(db, lambda store: leaderboards(store, league, game))
     if as_json:
-        data: dict[str, Any] = {"games": {game_id: [rating.to_dict() for rating in ratings]
-                                          for game_id, ratings in per_game.items()}}
-        if game is None:
-            data["overall"] = [rating.to_dict() for rating in total]
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        typer.echo(dumps(boards.to_dict(game), indent=2, default=str))
         return
-    console = Console(highlight=False)
+    console = safe_console()
     if game is None:
-        console.print(rating_table("overall (mean of the per-game ratings)", total))
-    for game_id, ratings in per_game.items():
-        console.print(rating_table(game_id, ratings))
+        console.print(rating_table("overall (mean of the per-game ratings)", boards.overall,
+                                   boards.overall_faults(), boards.note(None)))
+    for game_id, ratings in boards.per_game.items():
+        if game is None or game_id == game:
+            console.print(rating_table(game_id, ratings, boards.faults.get(game_id),
+                                       boards.note(game_id)))
 
 
 def report_command(
@@ -347,22 +393,38 @@ def report_command(
     ] = None,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print only where the report was written.")] = False,
+    correction: Annotated[str, typer.Option(
+        "--correction", metavar="METHOD",
+        help="The multiple-comparison correction over the report's pair tests: holm "
+             "(default), bonferroni, fdr_bh (Benjamini-Hochberg) or none.")] = "holm",
     db: Annotated[str | None, DB_OPTION] = None,
 ) -> None:
     """Write a league's report (ratings, comparisons, decision times, plots) and print it."""
+    from arena.league.compare import check_correction
     from arena.league.report import build_report, render_terminal, write_report
 
-    def load(store: Store) -> tuple[list[Any], dict[int, str], dict[str, str], str]:
-        """The league's played sets, bot names and languages."""
+    try:
+        check_correction(correction)
+    except ValueError as error:
+        raise LeagueCommandError(str(error)) from None
+
+    def load(store: Store) -> tuple[list[ScoredSet], dict[int, str], dict[str, str], str,
+                                    dict[str, LeftOut], ForfeitPolicy]:
+        """The league's played sets, bot names, languages, void sets and forfeit policy."""
         with store.session() as session:
             league = find_league(session, name)
-            played, _ = played_sets(session, [league])
+            played, _ = scored_sets(session, [league])
             return (played, league_bots(session, league), league_languages(session, league),
-                    league.name)
+                    league.name, left_out(session, [league.id]),
+                    league_policy(league.settings or {}))
 
-    played, names, languages, league_name = with_store(db, load)
-    report = build_report(played, league_name, list(names.values()), languages=languages)
-    console = Console(highlight=False)
+    played, names, languages, league_name, void, policy = with_store(db, load)
+    report = build_report(
+        [(entry.match, entry.result) for entry in played], league_name, list(names.values()),
+        languages=languages, policy=policy, correction=correction,
+        faults=[fault for entry in played for fault in entry.faults()],
+        void={game: (out.sets, out.deals) for game, out in void.items()})
+    console = safe_console()
     if not quiet:
         for renderable in render_terminal(report):
             console.print(renderable)

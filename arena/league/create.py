@@ -5,14 +5,21 @@ image (``image:NAME``), or a reference policy (``random``, ``heuristic``) played
 itself. Each becomes a bot version in the store (``ensure_bot_version``): a folder is told apart
 by a hash of its files, an image by its id, and a policy is the bot ``policy:NAME`` with no
 path. For every game the league plays, ``schedule_game`` gives the duplicate sets; each becomes
-a match row named ``LEAGUE_ID/GAME/rR/tT/dD``. The league, its entrants and its matches are
-written in one transaction: bad input leaves nothing behind.
+a match row with a random id (``new_match_id``) and its place in the schedule in columns of
+its own. The league, its entrants and its matches are written in one transaction: bad input
+leaves nothing behind.
+
+Deal seeds: a league made without a seed draws a secret of ``SECRET_BYTES`` from the OS's
+CSPRNG, kept in the store only, and every deal seed is derived from it (``deal_seed``); its
+matches are ``secret``. A league made with a seed is reproducible: the same seed gives the same
+deals, and anyone who knows it can work them out, so its matches say ``given``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +31,20 @@ from sqlalchemy.exc import IntegrityError
 from arena.agents import BotManifest
 from arena.games import Game, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
+from arena.league.forfeits import DEFAULT_POLICY, ForfeitPolicy, forfeit_policy
 from arena.league.schedule import ScheduleError, schedule_game
 from arena.match.faults import DEFAULT_STRIKES
 from arena.match.timecontrol import TimeControl
 from arena.policies import policy_names
-from arena.store import BotKind, League, LeagueEntrant, Match, Store, ensure_bot_version
+from arena.store import (
+    BotKind,
+    League,
+    LeagueEntrant,
+    Match,
+    SeedSource,
+    Store,
+    ensure_bot_version,
+)
 
 POLICY_PREFIX = "policy:"
 """The bot name of a reference policy entrant: ``policy:random``."""
@@ -40,6 +56,12 @@ IMAGE_PREFIX = "image:"
 """An entrant named ``image:NAME`` is the Docker image NAME."""
 
 ALL_GAMES = "all"
+
+SECRET_BYTES = 32
+"""The length of a league's seed secret."""
+
+MATCH_ID_BYTES = 8
+"""Random bytes in a match id (shown as hex)."""
 
 MAX_DEALS = 10_000
 """The most deals (or rounds) a league may ask for per table."""
@@ -83,11 +105,16 @@ class LeagueSettings:
     live: bool = False
     """Deals in play write their actions so far to the store, for watchers
     (``arena.league.live``)."""
+    forfeit_policy: ForfeitPolicy = DEFAULT_POLICY
+    """How a forfeit scores: ``loss`` (below every seat that did not forfeit, the worst return
+    the game allows) or ``stand`` (the substitute's returns stand); see
+    ``arena.league.forfeits``."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form kept in ``leagues.settings``."""
         data: dict[str, Any] = {"time_control": self.time_control.to_dict(),
-                                "strikes": self.strikes}
+                                "strikes": self.strikes,
+                                "forfeit_policy": self.forfeit_policy.value}
         if self.live:
             data["live"] = True
         return data
@@ -97,7 +124,25 @@ class LeagueSettings:
         """Read the settings back (missing keys at their defaults)."""
         control = data.get("time_control") or {}
         return cls(TimeControl(**control), int(data.get("strikes", DEFAULT_STRIKES)),
-                   live=bool(data.get("live", False)))
+                   live=bool(data.get("live", False)),
+                   forfeit_policy=league_policy(data))
+
+
+def league_policy(settings: dict[str, Any]) -> ForfeitPolicy:
+    """The forfeit policy kept in a league's settings (``loss``, the default, for a league
+    made before leagues had one)."""
+    try:
+        return forfeit_policy(str(settings.get("forfeit_policy") or DEFAULT_POLICY.value))
+    except ValueError:
+        return DEFAULT_POLICY
+
+
+def parse_forfeit_policy(name: str) -> ForfeitPolicy:
+    """The forfeit policy a user named, or ``LeagueError`` naming the choices."""
+    try:
+        return forfeit_policy(name)
+    except ValueError as error:
+        raise LeagueError(str(error)) from None
 
 
 def entrant_spec(ref: str) -> EntrantSpec:
@@ -189,9 +234,12 @@ def _policy_plays(entrant: EntrantSpec, game_id: str) -> bool:
 
 def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
                   games: str | Sequence[str] = ALL_GAMES, deals: int = 1, rounds: int = 1,
-                  seed: int = 0, settings: LeagueSettings | None = None,
+                  seed: int | None = None, settings: LeagueSettings | None = None,
                   replace: bool = False) -> int:
     """Persist a league, its entrants and every match of its schedule; the league's id.
+
+    Without ``seed`` the deals come from a new random secret (``secret`` matches); with one
+    they are reproducible and not secret (``given`` matches).
 
     ``replace`` first deletes a league of the same name with its matches and results (in the
     same transaction); otherwise a name taken is bad input.
@@ -206,8 +254,9 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
     if not 1 <= deals <= MAX_DEALS or not 1 <= rounds <= MAX_DEALS:
         raise LeagueError(f"deals and rounds must be 1..{MAX_DEALS}, got deals={deals}, "
                           f"rounds={rounds}")
-    if not 0 <= seed <= MAX_SEED:
-        raise LeagueError(f"the seed must be 0..{MAX_SEED}, got {seed}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed <= MAX_SEED):
+        raise LeagueError(f"the seed must be an integer 0..{MAX_SEED}, got {seed!r}")
     if len(bots) < 2:
         raise LeagueError(f"a league needs at least 2 bots, got {len(bots)}")
     entrants = [ref if isinstance(ref, EntrantSpec) else entrant_spec(ref) for ref in bots]
@@ -221,8 +270,11 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
                                   "deletes it and its results)")
             if taken is not None:
                 session.execute(delete(League).where(League.id == taken.id))
+            key: int | bytes = secrets.token_bytes(SECRET_BYTES) if seed is None else seed
+            given = {"seed": seed} if seed is not None else {}
             league = League(name=name, games=[game.id for game in played], deals=deals,
-                            rounds=rounds, settings={**settings.to_dict(), "seed": seed})
+                            rounds=rounds, settings={**settings.to_dict(), **given},
+                            seed_secret=key if isinstance(key, bytes) else None)
             session.add(league)
             # Written first, so the transaction is open before ensure_bot_version's savepoint:
             # SQLite's Python driver would otherwise commit when the savepoint is released.
@@ -239,7 +291,9 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
                                           position=position)
                             for position, version_id in enumerate(ids))
             rows = [row for game in played
-                    for row in _match_rows(league.id, game, ids, deals, rounds, seed)]
+                    for row in _match_rows(league.id, game, ids, deals, rounds, key)]
+            for position, row in enumerate(rows):
+                row["position"] = position
             session.execute(insert(Match), rows)
             session.commit()
         except IntegrityError:
@@ -251,9 +305,14 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
         return league.id
 
 
+def new_match_id() -> str:
+    """A random match id: hex, telling nothing of the league, the schedule or the seed."""
+    return secrets.token_hex(MATCH_ID_BYTES)
+
+
 def _match_rows(league_id: int, game: Game, entrants: list[int], deals: int, rounds: int,
-                seed: int) -> list[dict[str, Any]]:
-    """The match rows of one game's schedule."""
+                seed: int | bytes) -> list[dict[str, Any]]:
+    """The match rows of one game's schedule (a secret or a given seed: see ``seed_key``)."""
     teams = game.teams()
     try:
         schedule = schedule_game(game.id, entrants, game.num_players, deals, rounds, seed,
@@ -261,8 +320,11 @@ def _match_rows(league_id: int, game: Game, entrants: list[int], deals: int, rou
     except ScheduleError as error:
         raise ScheduleError(f"{game.id}: {error}") from None
     params = dict(game.params)
-    return [{"id": f"{league_id}/{match.key}", "league_id": league_id, "game_id": game.id,
+    source = SeedSource.SECRET if isinstance(seed, bytes) else SeedSource.GIVEN
+    return [{"id": new_match_id(), "league_id": league_id, "game_id": game.id,
              "params": params, "seats": game.num_players, "seed": match.seed,
-             "entrants": list(match.seats), "rotations": list(range(match.rotations))}
+             "seed_source": source, "round_index": match.round, "table_index": match.table,
+             "deal_index": match.deal, "entrants": list(match.seats),
+             "rotations": list(range(match.rotations))}
             for match in schedule]
 

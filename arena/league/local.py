@@ -9,9 +9,13 @@ their attempts are made void.
 Each worker keeps its process bots running between matches (``worker_pool``): a match opens
 new Play streams on them, and a bot that misbehaved is stopped and started afresh for the next.
 
-Workers ignore SIGINT. On Ctrl-C the run stops its workers with SIGTERM (each stops its bots
-first), then hands back the leases they held without counting the attempt: running the league
-again resumes it, and every match ends up played exactly once.
+Workers ignore SIGINT. Ctrl-C only sets a flag, which the run looks at between its steps (never
+inside a database call, which an interrupt would leave mid-statement); the run then stops its
+workers with SIGTERM (each stops its bots first), then hands back the leases they held without
+counting the attempt: running the league again resumes it, and every match ends up played exactly
+once. A run that is killed takes its workers with it (``arena.sandbox.lifeline``: each worker dies
+with its parent, and its reaper removes its bots, containers and folders); its leases run out and
+the next run takes them.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ import contextlib
 import os
 import signal
 import socket
+import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -50,9 +55,9 @@ from arena.league.status import (
     league_bots,
     league_status,
     pending_matches,
-    schedule_key,
     standings,
 )
+from arena.sandbox.lifeline import die_with_parent
 from arena.store import DEFAULT_MAX_ATTEMPTS, Match, MatchStatus, Store, open_store, void_exhausted
 from arena.store.models import utc_now
 
@@ -72,6 +77,9 @@ class LeagueRunError(RuntimeError):
 
 SWEEP_S = 2.0
 """How often the run looks again at matches leased elsewhere and at expired leases."""
+
+STOP_POLL_S = 0.25
+"""How long the run waits for a finished match before it looks whether Ctrl-C was pressed."""
 
 LEADERS_EVERY_S = 1.0
 """How often the leaders shown are recomputed at most."""
@@ -103,10 +111,28 @@ ProgressHook = Callable[[LeagueStatus, dict[str, list[tuple[str, float]]], str],
 """Called with the league's status, the leaders per game and a note, as matches finish."""
 
 
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[threading.Event]:
+    """An event set by Ctrl-C (SIGINT) instead of a KeyboardInterrupt raised wherever the main
+    thread happens to be (inside a database driver's call, it would leave the connection
+    mid-statement); the run raises KeyboardInterrupt itself where it is safe. Off the main
+    thread, signals stay as they are."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_init(reuse_bots: bool) -> None:
-    """Set up a pool worker: Ctrl-C is for the parent, which stops workers with SIGTERM; a
-    SIGTERM stops the worker's bots (the match runner does it for a match without the pool),
-    then the worker."""
+    """Set up a pool worker: it dies with the run (``die_with_parent``); Ctrl-C is for the
+    parent, which stops workers with SIGTERM; a SIGTERM stops the worker's bots (the match
+    runner does it for a match without the pool), then the worker."""
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if reuse_bots:
         worker_pool().install_sigterm()
@@ -142,9 +168,9 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
     started = time.monotonic()
     summary = RunSummary(league=name)
     owner_prefix = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:"
-    with open_store(store_url) as store:
+    with open_store(store_url) as store, _ctrl_c_noted() as stop:
         runner = _LocalRun(store, store_url, name, owner_prefix, lease_s, max_attempts,
-                           progress, reuse_bots)
+                           progress, reuse_bots, stop)
         try:
             while True:
                 executor = ProcessPoolExecutor(max_workers=workers,
@@ -195,9 +221,11 @@ class _LocalRun:
 
     def __init__(self, store: Store, store_url: str, name: str, owner_prefix: str,
                  lease_s: float, max_attempts: int, progress: ProgressHook | None,
-                 reuse_bots: bool = True) -> None:
-        """Find the league (``LeagueError`` when unknown)."""
+                 reuse_bots: bool = True, stop: threading.Event | None = None) -> None:
+        """Find the league (``LeagueError`` when unknown); ``stop``, once set, ends the run
+        with a KeyboardInterrupt at the next safe point."""
         self.store = store
+        self.stop_requested = stop or threading.Event()
         self.reuse_bots = reuse_bots
         self.store_url = store_url
         self.owner_prefix = owner_prefix
@@ -224,6 +252,7 @@ class _LocalRun:
         self.report(note="")
         last_sweep = 0.0
         while True:
+            self._stop_if_asked()
             while (self.queue and len(self.in_flight) < workers * QUEUED_PER_WORKER
                    and (limit is None or self.submitted < limit)):
                 match_id = self.queue.popleft()
@@ -243,10 +272,11 @@ class _LocalRun:
                         return
                     if self.queue:
                         continue
-                time.sleep(SWEEP_S / 4)
+                self.stop_requested.wait(SWEEP_S / 4)
                 continue
-            finished, _ = wait(list(self.in_flight.values()), timeout=SWEEP_S,
+            finished, _ = wait(list(self.in_flight.values()), timeout=STOP_POLL_S,
                                return_when=FIRST_COMPLETED)
+            self._stop_if_asked()
             for future in finished:
                 match_id, outcome = self._outcome(future)
                 del self.in_flight[match_id]
@@ -256,19 +286,24 @@ class _LocalRun:
             if finished and time.monotonic() - self._reported_at >= REPORT_EVERY_S:
                 self.report()
 
+    def _stop_if_asked(self) -> None:
+        """Raise KeyboardInterrupt here, between steps, once Ctrl-C was pressed."""
+        if self.stop_requested.is_set():
+            raise KeyboardInterrupt
+
     def refill(self) -> int:
         """Queue the claimable matches (pending, or leased with the lease run out), void the
         ones out of attempts; how many are leased elsewhere and still running."""
         now = utc_now()
         with self.store.session() as session:
             void_exhausted(session, self.max_attempts, now)
-            ids = pending_matches(session, self.league_id, self.games)
+            ids = pending_matches(session, self.league_id)
             rows = {row.id: row for row in session.execute(
                 select(Match.id, Match.status, Match.lease_expires).where(Match.id.in_(ids)))
             } if ids else {}
             session.commit()
         waiting = 0
-        for match_id in sorted(ids, key=lambda item: schedule_key(self.games, item)):
+        for match_id in ids:
             row = rows.get(match_id)
             if row is None or match_id in self.in_flight:
                 continue

@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from arena.league.ratings import CONSERVATIVE_Z, Rating
+from arena.match.safetext import safe_text
 
 LABEL_LENGTH = 40
 """The most characters of a bot's name shown on the axis."""
@@ -22,8 +23,9 @@ ROW_INCHES = 0.4
 
 
 def axis_label(bot: Hashable) -> str:
-    """A bot's name as plain text on an axis: shortened, one line, no mathtext."""
-    text = " ".join(str(bot).split())
+    """A bot's name as plain text on an axis: shortened, one line, no mathtext, control and
+    format characters escaped."""
+    text = safe_text(" ".join(str(bot).split()))
     if len(text) > LABEL_LENGTH:
         text = text[:LABEL_LENGTH - 1] + "…"
     return text.replace("$", r"\$")

@@ -14,6 +14,7 @@ from types import TracebackType
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -25,6 +26,8 @@ from rich.progress import (
 )
 from rich.table import Table
 from rich.text import Text
+
+from arena.match.safetext import safe_text
 
 Leaders = Mapping[str, Sequence[tuple[str, float]]]
 """Per game, (bot, mean return per deal) best first."""
@@ -57,7 +60,8 @@ class LeagueProgress:
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=24),
                             MofNCompleteColumn(), TimeElapsedColumn(), RateColumn(),
                             console=self.console)
-        self.task = self.bar.add_task(f"league {name}", total=total, completed=done, rate=None)
+        self.task = self.bar.add_task(f"league {escape(safe_text(name))}", total=total,
+                                      completed=done, rate=None)
         self.started = time.monotonic()
         self.first_done = done
         self.live = Live(self._view(), console=self.console, refresh_per_second=4,
@@ -114,6 +118,6 @@ def leaders_table(games: Sequence[str], leaders: Leaders,
         done, total = game_totals.get(game, (0, 0))
         ranked = leaders.get(game) or []
         leader, mean = ranked[0] if ranked else ("–", None)
-        table.add_row(game, f"{done}/{total}", leader,
+        table.add_row(game, f"{done}/{total}", Text(safe_text(leader)),
                       "" if mean is None else f"{mean:+.2f}")
     return table

@@ -34,6 +34,14 @@ from swamping the others. Every table is ordered by the conservative estimate mu
 
 Ratings are updated contest by contest, so they depend on the order: rate sets in schedule
 order (``game_ratings``), never in the order they happened to finish.
+
+Forfeits (``arena.league.forfeits``): under the ``loss`` policy a seat that forfeited a deal
+ranks below every seat that did not. In a contest over a whole set, an entrant that lost a deal
+by a forfeit (its own, or its side's) ranks below every entrant that lost none, the ones with
+forfeits ranked among themselves by their returns with each forfeited deal at the worst the
+game allows; in a contest of one deal, the side of a forfeiting seat ranks below the others.
+In a Briscola chiamata hand, the side holding a forfeiting seat loses, unless both sides hold
+one. Under ``stand`` the returns decide as played.
 """
 
 from __future__ import annotations
@@ -48,6 +56,13 @@ from openskill.models import PlackettLuce
 from arena.games import Game
 from arena.games.api import EventKind
 from arena.games.chiamata import ChiamataGame, ChiamataState
+from arena.league.forfeits import (
+    DEFAULT_POLICY,
+    ForfeitPolicy,
+    entrant_scores,
+    losing_seats,
+    scored_returns,
+)
 from arena.match.record import MatchRecord, apply_recorded
 from arena.match.results import DuplicateResult
 
@@ -98,11 +113,16 @@ def default_model() -> PlackettLuce:
     return PlackettLuce()
 
 
-def ranks_from_scores(scores: Sequence[float]) -> tuple[float, ...]:
+def ranks_from_scores(scores: Sequence[float], lost: Sequence[bool] = ()
+                      ) -> tuple[float, ...]:
     """Competition ranks, highest score first: 1 + how many scores are strictly higher (scores
-    equal to 9 decimals tie, so that sums of fractions do not split a tie by rounding)."""
-    rounded = [round(score, 9) for score in scores]
-    return tuple(float(1 + sum(other > score for other in rounded)) for score in rounded)
+    equal to 9 decimals tie, so that sums of fractions do not split a tie by rounding).
+
+    ``lost[i]`` True puts score ``i`` below every score whose ``lost`` is False (a forfeit).
+    """
+    flags = list(lost) or [False] * len(scores)
+    keys = [(not flag, round(score, 9)) for score, flag in zip(scores, flags, strict=True)]
+    return tuple(float(1 + sum(other > key for other in keys)) for key in keys)
 
 
 def rate(outcomes: Iterable[Outcome[BotId]], bots: Iterable[BotId] = (),
@@ -116,15 +136,15 @@ def rate(outcomes: Iterable[Outcome[BotId]], bots: Iterable[BotId] = (),
 
 
 def game_ratings(game: Game, played: Iterable[tuple[Sequence[BotId], DuplicateResult]],
-                 bots: Iterable[BotId] = (), model: PlackettLuce | None = None
-                 ) -> dict[BotId, Rating[BotId]]:
+                 bots: Iterable[BotId] = (), model: PlackettLuce | None = None,
+                 policy: ForfeitPolicy = DEFAULT_POLICY) -> dict[BotId, Rating[BotId]]:
     """One game's ratings from its played sets, each with its table (bot of each entrant).
 
     Updates are sequential, so give the sets in schedule order (round, table, deal), not in
     the order they finished: the same league then always gives the same table.
     """
     return rate((outcome for table, result in played
-                 for outcome in set_outcomes(game, table, result)), bots, model)
+                 for outcome in set_outcomes(game, table, result, policy)), bots, model)
 
 
 def update(table: dict[BotId, Rating[BotId]], outcome: Outcome[BotId],
@@ -175,36 +195,41 @@ def overall(per_game: Mapping[str, Mapping[BotId, Rating[BotId]]], bots: Iterabl
     return result
 
 
-def set_outcomes(game: Game, table: Sequence[BotId],
-                 result: DuplicateResult) -> list[Outcome[BotId]]:
+def set_outcomes(game: Game, table: Sequence[BotId], result: DuplicateResult,
+                 policy: ForfeitPolicy = DEFAULT_POLICY) -> list[Outcome[BotId]]:
     """The contests of one duplicate set; ``table[e]`` is the bot of entrant ``e``."""
     if result.void:
         return []
+    loss = policy is ForfeitPolicy.LOSS
     if is_hidden_sides_game(game):
         outcomes: list[Outcome[BotId]] = []
         for deal in result.deals:
             if deal.record is not None:
                 seat_bots = [table[entrant] for entrant in deal.entrants]
-                outcomes.extend(hand_outcomes(deal.record, seat_bots))
+                outcomes.extend(hand_outcomes(deal.record, seat_bots,
+                                              losing_seats(game, deal) if loss else ()))
         return outcomes
-    totals = [0.0] * len(table)
-    for deal in result.deals:
-        for seat, entrant in enumerate(deal.entrants):
-            totals[entrant] += deal.returns[seat]
+    totals, lost = entrant_scores(game, result, policy)
     teams = game.teams()
     if not teams:
-        return [Outcome(tuple((bot,) for bot in table), ranks_from_scores(totals))]
+        return [Outcome(tuple((bot,) for bot in table),
+                        ranks_from_scores(totals, [count > 0 for count in lost]))]
     if rotation_keeps_teams(teams, game.num_players):
-        return [team_outcome(teams, table, totals)]
-    return [team_outcome(teams, [table[e] for e in deal.entrants], deal.returns)
+        return [team_outcome(teams, table, totals, [count > 0 for count in lost])]
+    return [team_outcome(teams, [table[e] for e in deal.entrants],
+                         scored_returns(game, deal, policy),
+                         losing_seats(game, deal) if loss else ())
             for deal in result.deals]
 
 
 def team_outcome(teams: Sequence[Sequence[int]], seat_bots: Sequence[BotId],
-                 returns: Sequence[float]) -> Outcome[BotId]:
-    """A contest between fixed teams of seats, ranked by each team's summed return."""
+                 returns: Sequence[float], lost: Sequence[bool] = ()) -> Outcome[BotId]:
+    """A contest between fixed teams of seats, ranked by each team's summed return (a team
+    with a seat in ``lost`` below the teams without)."""
+    flags = [any(lost[seat] for seat in team) if lost else False for team in teams]
     return Outcome(tuple(tuple(seat_bots[seat] for seat in team) for team in teams),
-                   ranks_from_scores([sum(returns[seat] for seat in team) for team in teams]))
+                   ranks_from_scores([sum(returns[seat] for seat in team) for team in teams],
+                                     flags))
 
 
 def rotation_keeps_teams(teams: Sequence[Sequence[int]], seats: int) -> bool:
@@ -258,11 +283,19 @@ def hand_sides(record: MatchRecord) -> list[HandSides]:
     return sides
 
 
-def hand_outcomes(record: MatchRecord, seat_bots: Sequence[BotId]) -> list[Outcome[BotId]]:
-    """One contest per scored hand: the caller's side against the defenders."""
+def hand_outcomes(record: MatchRecord, seat_bots: Sequence[BotId],
+                  lost: Sequence[bool] = ()) -> list[Outcome[BotId]]:
+    """One contest per scored hand: the caller's side against the defenders (the side of a
+    seat in ``lost`` loses, unless both sides hold one)."""
     outcomes = []
     for hand in hand_sides(record):
-        ranks = (1.0, 2.0) if hand.caller_won else (2.0, 1.0)
+        caller_won = hand.caller_won
+        if lost:
+            callers = any(lost[seat] for seat in hand.callers_side)
+            defenders = any(lost[seat] for seat in hand.defenders)
+            if callers != defenders:
+                caller_won = defenders
+        ranks = (1.0, 2.0) if caller_won else (2.0, 1.0)
         outcomes.append(Outcome((tuple(seat_bots[s] for s in hand.callers_side),
                                  tuple(seat_bots[s] for s in hand.defenders)), ranks))
     return outcomes

@@ -1,6 +1,7 @@
 """A private redis-server on a Unix socket in a folder, without persistence: the broker of
 ``arena bench league`` and of the league's tests. ``stop``, ``kill`` and ``start`` take it
 away and bring it back on the same socket (empty, as a restarted Redis without persistence is).
+The server dies with the thread that started it (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+from arena.sandbox.lifeline import pdeathsig_preexec
 
 START_TIMEOUT_S = 10.0
 """How long redis-server may take to answer on its socket."""
@@ -50,7 +53,8 @@ class RedisServer:
                    "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
                    "--dir", str(self.folder), "--logfile", str(self.folder / "redis.log")]
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=pdeathsig_preexec())
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self.ping():
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -11,8 +11,9 @@ hands the lease back without using up the attempt and is raised again.
 The arguments are ids and strings only, so the function can be a Celery task's body or run in
 a spawned process; stores are opened once per process and kept. An executor passes its
 process's ``worker_pool()`` as ``pool``: the process bots of the match then come from the pool
-and stay running for the worker's next matches (``arena.agents.pool``); without a pool every
-match starts and stops its own bots.
+(an instance per seat and rotation, none of which has seen the match's deal) and stay running
+for the worker's next matches (``arena.agents.pool``); without a pool every match starts and
+stops its own bots.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def _play(session: Session, match_id: str,
                                         strikes=settings.strikes,
                                         rotations=len(match.rotations), match_id=match.id,
                                         on_action=on_action)
-        loan = pool.lend(seats)
+        loan = pool.lend(seats, match.seed)
         try:
             result = pool.run(run_duplicate_async(
                 game, match.seed, loan.seats, settings.time_control, strikes=settings.strikes,

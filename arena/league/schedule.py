@@ -32,14 +32,20 @@ per way of splitting it into teams, so every pair of bots is partners equally of
 opponents equally often (four seats in pairs: three tables per block).
 
 Odd rounds seat each table in reverse order (unless that would break a partnership), so that
-over two rounds who plays after whom is balanced too. A match's seed is the first 8 bytes of a
-BLAKE2b hash of the league seed, the game id, the round, the table and the deal: stable
-everywhere, never Python's ``hash()``.
+over two rounds who plays after whom is balanced too.
+
+A match's deal seed is the first 8 bytes of HMAC-SHA256 keyed by the league's seed key, over
+the game id, the round, the table and the deal (``deal_seed``): stable everywhere, never
+Python's ``hash()``. The key is a league's secret (32 random bytes from the OS, kept in the
+store), so nobody who lacks it can tell a deal from its place in the schedule; or, for a
+reproducible league, the 8 bytes of a seed the user gave, which anyone who knows that seed can
+recompute (``seed_key``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -48,7 +54,7 @@ from itertools import combinations, permutations
 from math import comb, gcd
 from typing import Generic, TypeVar
 
-from arena.games.rng import Rng, derive_seed
+from arena.games.rng import MAX_SEED, Rng, derive_seed
 
 BotId = TypeVar("BotId", bound=Hashable)
 
@@ -90,7 +96,8 @@ class ScheduledMatch(Generic[BotId]):
 
     @property
     def key(self) -> str:
-        """A name unique within a league: game, round, table and deal."""
+        """A name unique within a league: game, round, table and deal (never shown to a bot:
+        the store names a match by an opaque id)."""
         return f"{self.game}/r{self.round}/t{self.table}/d{self.deal}"
 
     def seats_in_rotation(self, rotation: int) -> tuple[BotId, ...]:
@@ -99,18 +106,38 @@ class ScheduledMatch(Generic[BotId]):
         return tuple(self.seats[(seat - rotation) % k] for seat in range(k))
 
 
-def match_seed(league_seed: int, game: str, round_number: int, table: int, deal: int) -> int:
-    """The deal seed of a match, in 0..2**64-1, from a hash of where it sits in the league."""
-    text = f"{league_seed}:{game}:{round_number}:{table}:{deal}"
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+SEED_DOMAIN = b"card-arena deal seed v1"
+"""What every deal seed's HMAC message starts with, so the key serves no other purpose."""
+
+
+def seed_key(seed: int | bytes) -> bytes:
+    """The HMAC key of a league: a secret as it is, or a given seed's 8 big-endian bytes."""
+    if isinstance(seed, bytes):
+        if len(seed) < 16:
+            raise ScheduleError(f"a league secret has at least 16 bytes, got {len(seed)}")
+        return seed
+    if isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ScheduleError(f"a league seed is an integer 0..{MAX_SEED}, got {seed!r}")
+    return seed.to_bytes(8, "big")
+
+
+def deal_seed(key: bytes, game: str, round_number: int, table: int, deal: int) -> int:
+    """The deal seed of a match, in 0..2**64-1: HMAC-SHA256 of where it sits in the league."""
+    message = b"\0".join((SEED_DOMAIN, game.encode(), b"%d" % round_number, b"%d" % table,
+                          b"%d" % deal))
+    return int.from_bytes(hmac.digest(key, message, hashlib.sha256)[:8], "big")
 
 
 def schedule_game(game: str, bots: Sequence[BotId], seats: int, deals: int, rounds: int,
-                  seed: int, teams: Teams | None = None) -> list[ScheduledMatch[BotId]]:
-    """Every match of one game: each round, each table, each deal, in that order."""
+                  seed: int | bytes, teams: Teams | None = None) -> list[ScheduledMatch[BotId]]:
+    """Every match of one game: each round, each table, each deal, in that order.
+
+    ``seed`` is the league's secret (bytes) or a seed the user gave (an int): see ``seed_key``.
+    """
     if deals < 1 or rounds < 1:
         raise ScheduleError(f"deals and rounds must be at least 1, got deals={deals}, "
                             f"rounds={rounds}")
+    key = seed_key(seed)
     family = tables(bots, seats, teams)
     reverse = not teams or _reversal_keeps_teams(teams, seats)
     matches: list[ScheduledMatch[BotId]] = []
@@ -121,7 +148,7 @@ def schedule_game(game: str, bots: Sequence[BotId], seats: int, deals: int, roun
             matches.extend(
                 ScheduledMatch(game=game, round=round_number, table=index, deal=deal,
                                seats=ordered, rotations=period,
-                               seed=match_seed(seed, game, round_number, index, deal))
+                               seed=deal_seed(key, game, round_number, index, deal))
                 for deal in range(deals))
     return matches
 

@@ -1,9 +1,11 @@
-"""What the store says about a league: its matches by status, its standings, its played sets.
+"""What the store says about a league: its matches by status, its standings, its played sets,
+its forfeits by reason code and the void sets its tables leave out.
 
 Played sets are rebuilt from the stored deal records as ``(ScheduledMatch, DuplicateResult)``
 pairs, each bot named for display (``name``, or ``name version`` when a league holds two
 versions of one bot), so ratings, comparisons and reports read a league exactly as if it had
-just been played. Matches are ordered as scheduled: game in league order, round, table, deal.
+just been played. Matches are ordered as scheduled (game in league order, round, table,
+deal), by the place the store keeps beside each match's random id.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.agents import AgentExit
-from arena.league.create import POLICY_PREFIX, LeagueError
+from arena.league.create import POLICY_PREFIX, LeagueError, league_policy
+from arena.league.forfeits import (
+    DEFAULT_POLICY,
+    FaultCount,
+    FaultEntry,
+    ForfeitPolicy,
+    deal_faults,
+)
 from arena.league.schedule import ScheduledMatch
 from arena.match import DealResult, DuplicateResult, EntrantResult, MatchRecord
 from arena.match.faults import reason_code
@@ -29,6 +38,7 @@ from arena.store import (
     MatchRecordRow,
     MatchStatus,
     SeatResult,
+    SeedSource,
 )
 
 PlayedSet = tuple[ScheduledMatch[str], DuplicateResult]
@@ -46,6 +56,22 @@ class LeagueStatus:
     by_game: dict[str, Counter[str]] = field(default_factory=dict)
     void: list[tuple[str, str]] = field(default_factory=list)
     """(match id, why) of every void match."""
+    seeds: str = SeedSource.SECRET.value
+    """Where the deal seeds come from: ``secret`` (the league's secret) or ``given`` (a seed
+    the user gave: reproducible, not secret)."""
+    forfeit_policy: str = DEFAULT_POLICY.value
+    """How a forfeited deal scores: ``loss`` or ``stand`` (``arena.league.forfeits``)."""
+    faults: dict[str, FaultCount] = field(default_factory=dict)
+    """Each bot's forfeited deals by reason code, over the done matches."""
+    void_deals: int = 0
+    """Deals of the void matches: left out of every table (the arena failed)."""
+
+    @property
+    def forfeiters(self) -> list[str]:
+        """The bots that forfeited a deal, most forfeits first."""
+        return [bot for bot, count in sorted(self.faults.items(),
+                                             key=lambda item: (-item[1].forfeits, item[0]))
+                if count.forfeits]
 
     @property
     def done(self) -> int:
@@ -59,11 +85,15 @@ class LeagueStatus:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
-        return {"name": self.name, "games": self.games, "bots": self.bots, "total": self.total,
+        return {"name": self.name, "games": self.games, "bots": self.bots, "seeds": self.seeds,
+                "total": self.total,
                 "status": {status.value: self.by_status[status.value] for status in MatchStatus},
                 "by_game": {game: {status.value: counts[status.value] for status in MatchStatus}
                             for game, counts in self.by_game.items()},
-                "void": [{"match": match_id, "reason": reason} for match_id, reason in self.void]}
+                "void": [{"match": match_id, "reason": reason} for match_id, reason in self.void],
+                "void_deals": self.void_deals, "forfeit_policy": self.forfeit_policy,
+                "entrants": [{"bot": bot, **self.faults.get(bot, FaultCount(Counter())).to_dict()}
+                             for bot in self.bots]}
 
 
 def find_league(session: Session, name: str) -> League:
@@ -108,18 +138,15 @@ def league_bots(session: Session, league: League) -> dict[int, str]:
     return bot_names(versions)
 
 
-def schedule_key(games: Sequence[str], match_id: str) -> tuple[int, int, int, int]:
-    """Where a match sits in its league's schedule: game, round, table, deal."""
-    _, game, round_text, table, deal = match_id.rsplit("/", 4)
-    order = games.index(game) if game in games else len(games)
-    return order, int(round_text[1:]), int(table[1:]), int(deal[1:])
+def league_seeds(league: League) -> SeedSource:
+    """Where a league's deal seeds come from: its secret, or a seed the user gave."""
+    return SeedSource.SECRET if league.seed_secret is not None else SeedSource.GIVEN
 
 
 def scheduled(match: Match, names: dict[int, str]) -> ScheduledMatch[str]:
     """The schedule entry of a match row, with its bots by display name."""
-    _, _, round_text, table, deal = match.id.rsplit("/", 4)
-    return ScheduledMatch(game=match.game_id, round=int(round_text[1:]), table=int(table[1:]),
-                          deal=int(deal[1:]), seats=tuple(names[e] for e in match.entrants),
+    return ScheduledMatch(game=match.game_id, round=match.round_index, table=match.table_index,
+                          deal=match.deal_index, seats=tuple(names[e] for e in match.entrants),
                           seed=match.seed, rotations=len(match.rotations))
 
 
@@ -127,7 +154,8 @@ def league_status(session: Session, name: str) -> LeagueStatus:
     """The league's matches counted by status, overall and per game."""
     league = find_league(session, name)
     names = league_bots(session, league)
-    status = LeagueStatus(name=league.name, games=list(league.games), bots=list(names.values()))
+    status = LeagueStatus(name=league.name, games=list(league.games), bots=list(names.values()),
+                          seeds=league_seeds(league).value)
     rows = session.execute(select(Match.game_id, Match.status, func.count()).where(
         Match.league_id == league.id).group_by(Match.game_id, Match.status)).all()
     for game, match_status, count in rows:
@@ -135,43 +163,128 @@ def league_status(session: Session, name: str) -> LeagueStatus:
         status.by_status[match_status.value] += count
         status.by_game.setdefault(game, Counter())[match_status.value] += count
     status.by_game = {game: status.by_game.get(game, Counter()) for game in league.games}
-    status.void = [(row.id, row.last_error or "") for row in session.execute(
-        select(Match.id, Match.last_error).where(
-            Match.league_id == league.id, Match.status == MatchStatus.VOID).order_by(Match.id))]
+    void = session.execute(select(Match.id, Match.last_error, Match.rotations).where(
+        Match.league_id == league.id, Match.status == MatchStatus.VOID
+    ).order_by(Match.position)).all()
+    status.void = [(row.id, row.last_error or "") for row in void]
+    status.void_deals = sum(len(row.rotations or ()) for row in void)
+    status.forfeit_policy = league_policy(league.settings or {}).value
+    status.faults = seat_faults(session, [league.id], names)
     session.commit()
     return status
 
 
-def pending_matches(session: Session, league_id: int, games: Sequence[str]) -> list[str]:
+def seat_faults(session: Session, league_ids: Sequence[int], names: dict[int, str],
+                game: str | None = None) -> dict[str, FaultCount]:
+    """Each bot's forfeited deals by reason code over the done matches of some leagues (every
+    bot of ``names`` listed, with or without)."""
+    query = select(SeatResult.bot_version_id, SeatResult.faults).join(
+        Match, SeatResult.match_id == Match.id).where(
+        Match.league_id.in_(league_ids), Match.status == MatchStatus.DONE)
+    if game is not None:
+        query = query.where(Match.game_id == game)
+    counts = {name: FaultCount(Counter()) for name in names.values()}
+    for version, faults in session.execute(query):
+        count = counts.setdefault(names.get(version, str(version)), FaultCount(Counter()))
+        count.faults.update({str(reason): int(value) for reason, value in (faults or {}).items()})
+    return counts
+
+
+def faults_by_bot(session: Session, bot_ids: Sequence[int]) -> dict[int, FaultCount]:
+    """Each bot's forfeited deals by reason code over every done match, all its versions."""
+    counts = {bot_id: FaultCount(Counter()) for bot_id in bot_ids}
+    for bot_id, faults in session.execute(select(BotVersion.bot_id, SeatResult.faults).join(
+            SeatResult, SeatResult.bot_version_id == BotVersion.id).join(
+            Match, SeatResult.match_id == Match.id).where(
+            BotVersion.bot_id.in_(list(bot_ids)), Match.status == MatchStatus.DONE)):
+        counts[bot_id].faults.update({str(reason): int(value)
+                                      for reason, value in (faults or {}).items()})
+    return counts
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What a table leaves out: the sets (and their deals) the arena voided, no contest."""
+
+    sets: int = 0
+    deals: int = 0
+
+    def text(self) -> str:
+        """One line for a table's caption."""
+        if not self.sets:
+            return "no deal left out"
+        return (f"left out: {self.deals} deals of {self.sets} void sets (VOID_INFRA: the "
+                "arena failed; no contest)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"void_sets": self.sets, "void_deals": self.deals,
+                "reason": "VOID_INFRA" if self.sets else None}
+
+
+def left_out(session: Session, league_ids: Sequence[int]) -> dict[str, LeftOut]:
+    """Per game, the void matches of some leagues and their deals."""
+    found: dict[str, list[int]] = {}
+    for game, rotations in session.execute(select(Match.game_id, Match.rotations).where(
+            Match.league_id.in_(league_ids), Match.status == MatchStatus.VOID)):
+        entry = found.setdefault(game, [0, 0])
+        entry[0] += 1
+        entry[1] += len(rotations or ())
+    return {game: LeftOut(sets, deals) for game, (sets, deals) in found.items()}
+
+
+def pending_matches(session: Session, league_id: int) -> list[str]:
     """The ids of a league's matches not yet done or void (leased ones too), in schedule order."""
-    ids = session.scalars(select(Match.id).where(
+    ids = list(session.scalars(select(Match.id).where(
         Match.league_id == league_id,
-        Match.status.in_([MatchStatus.PENDING, MatchStatus.LEASED]))).all()
+        Match.status.in_([MatchStatus.PENDING, MatchStatus.LEASED])).order_by(Match.position)))
     session.commit()
-    return sorted(ids, key=lambda match_id: schedule_key(games, match_id))
+    return ids
 
 
 def played_sets(session: Session, leagues: Sequence[League] | None = None,
                 game: str | None = None) -> tuple[list[PlayedSet], dict[int, str]]:
     """The done matches of some leagues (all by default), rebuilt as played sets in schedule
     order (league by league), and the display name of every bot version in them."""
+    scored, names = scored_sets(session, leagues, game)
+    return [(entry.match, entry.result) for entry in scored], names
+
+
+@dataclass(frozen=True)
+class ScoredSet:
+    """A played set with its match id and its league's forfeit policy."""
+
+    match_id: str
+    match: ScheduledMatch[str]
+    result: DuplicateResult
+    policy: ForfeitPolicy
+
+    def faults(self) -> list[FaultEntry[str]]:
+        """Every forfeited seat of its deals."""
+        return deal_faults(self.match.game, self.match_id, self.match.seats, self.result)
+
+
+def scored_sets(session: Session, leagues: Sequence[League] | None = None,
+                game: str | None = None) -> tuple[list[ScoredSet], dict[int, str]]:
+    """``played_sets`` with each set's match id and its league's forfeit policy."""
     if leagues is None:
         leagues = list(session.scalars(select(League).order_by(League.id)))
     versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
         LeagueEntrant.league_id.in_([league.id for league in leagues]))).unique().all()
     names = bot_names(versions)
-    played: list[PlayedSet] = []
+    played: list[ScoredSet] = []
     for league in leagues:
+        policy = league_policy(league.settings or {})
         query = select(Match).where(Match.league_id == league.id,
-                                    Match.status == MatchStatus.DONE)
+                                    Match.status == MatchStatus.DONE).order_by(Match.position)
         if game is not None:
             query = query.where(Match.game_id == game)
-        matches = sorted(session.scalars(query),
-                         key=lambda match: schedule_key(league.games, match.id))
+        matches = list(session.scalars(query))
         records = _records(session, [match.id for match in matches])
         for match in matches:
-            played.append((scheduled(match, names),
-                           rebuild_result(match, records.get(match.id, []), names)))
+            played.append(ScoredSet(match.id, scheduled(match, names),
+                                    rebuild_result(match, records.get(match.id, []), names),
+                                    policy))
     session.commit()
     return played, names
 

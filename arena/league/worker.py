@@ -6,7 +6,9 @@ afterwards. ``--concurrency N`` starts N such processes with the ``spawn`` start
 and fork do not mix) and starts a new one when one is killed. A worker killed with ``kill -9``
 loses only the match it was running: its lease expires and the dispatcher's sweeper sends the
 match again, to be run with the same seed; its unacknowledged message comes back after the
-visibility timeout and is skipped, the match being done by then.
+visibility timeout and is skipped, the match being done by then. Nothing a worker started
+outlives it: its worker processes die with it (``die_with_parent``), and each process's reaper
+removes its bots, containers and folders when that process ends (``arena.sandbox.lifeline``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 from arena.league.celery_app import (
     DEFAULT_LEASE_S,
@@ -34,6 +37,8 @@ from arena.league.celery_app import (
     check_broker,
     make_celery_app,
 )
+from arena.match.safetext import safe_logging
+from arena.sandbox.lifeline import die_with_parent
 from arena.store import StoreError, database_url, open_store
 
 log = logging.getLogger(__name__)
@@ -59,8 +64,17 @@ def check_worker(settings: WorkerSettings) -> None:
     check_broker(app)
 
 
+def safe_celery_logs(logger: logging.Logger, **_: Any) -> None:
+    """Celery set up a logger: make its output safe to print (``safe_logging``)."""
+    safe_logging(logger)
+
+
 def run_worker(settings: WorkerSettings) -> int:
-    """Run one ``solo`` Celery worker in this process until it is told to stop; its exit code."""
+    """Run one ``solo`` Celery worker in this process until it is told to stop; its exit code.
+    A worker process started by ``run_workers`` dies with it."""
+    die_with_parent()
+    after_setup_logger.connect(safe_celery_logs, weak=False)
+    after_setup_task_logger.connect(safe_celery_logs, weak=False)
     app = make_celery_app(settings.celery)
     worker = app.Worker(
         hostname=f"cardarena-{os.getpid()}@{socket.gethostname()}",
@@ -76,6 +90,7 @@ def run_workers(settings: WorkerSettings, count: int) -> int:
     signal (one that exits by itself, as on a broker it cannot use, is not replaced)."""
     logging.basicConfig(level=settings.loglevel,
                         format="[%(asctime)s: %(levelname)s/%(processName)s] %(message)s")
+    safe_logging()
     context = multiprocessing.get_context("spawn")
     stopping = False
 

@@ -3,9 +3,10 @@
 A late, illegal, unset (action 0), stale (an answer to another request) or malformed answer
 is a fault: a random legal action is played instead and the seat gets a strike. At the
 strike limit the seat forfeits, with TIMEOUT when the last strike was a timeout and INVALID
-otherwise. A crash (the bot exits or breaks its stream), a message over the size limit
-(INVALID) or a failed start (INIT_ERROR) forfeit at once. A forfeited seat's remaining
-decisions are played by the same seeded random substitute, so the deal completes.
+otherwise. A crash (the bot exits or breaks its stream), a message over the size limit or
+more messages than it was asked for (INVALID) or a failed start (INIT_ERROR) forfeit at
+once. A forfeited seat's remaining decisions are played by the same seeded random substitute,
+so the deal completes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class FaultKind(StrEnum):
     STALE = "stale"
     MALFORMED = "malformed"
     OVERSIZED = "oversized"
+    FLOOD = "flood"
     CRASH = "crash"
     INIT_ERROR = "init_error"
     INFRA = "infra"

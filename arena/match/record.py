@@ -4,8 +4,11 @@ A record is enough to re-simulate a match exactly: the rules engine is determini
 game, its parameters, the seed and the actions. ``replay`` does that and checks the outcome.
 
 The JSON form is an object with the keys ``format`` (``card-arena.match``), ``format_version``,
-``game``, ``players``, ``params``, ``seed``, ``actions``, ``policies``, ``returns``,
-``rules_version`` and ``arena_version``. Unknown keys are ignored, so later versions may add some.
+``game``, ``players``, ``params``, ``seed``, ``seed_source``, ``actions``, ``policies``,
+``returns``, ``rules_version`` and ``arena_version``. Unknown keys are ignored, so later versions
+may add some. ``seed_source`` says whether the deal was secret while it was played: ``secret``
+for a league's deal derived from its secret, ``given`` (the default, and what a record without
+the key means) for a seed a user gave, which anyone knowing it could use to see every hand.
 Records of matches played by the runner add ``match_id``, ``time_control``, ``reasons``,
 ``seats``, ``faults``, ``debug`` and ``decision_us`` (see ``arena.match.conduct``); substituted
 actions are ordinary actions, so such records replay like any other.
@@ -26,12 +29,21 @@ from arena.games.params import ParamValue
 from arena.games.rng import MAX_SEED
 from arena.match.conduct import Conduct
 from arena.match.errors import RecordError, ReplayError
+from arena.match.safetext import safe_json
 
 FORMAT = "card-arena.match"
 """The value of the ``format`` key of every match record."""
 
 FORMAT_VERSION = 1
 """The version of the JSON layout this module writes and reads."""
+
+SEED_GIVEN = "given"
+"""``seed_source`` of a deal whose seed a user gave: reproducible, so not secret."""
+
+SEED_SECRET = "secret"
+"""``seed_source`` of a deal whose seed came from a secret nobody saw before its end."""
+
+SEED_SOURCES = (SEED_GIVEN, SEED_SECRET)
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,8 @@ class MatchRecord:
     arena_version: str = field(default=__version__)
     conduct: Conduct | None = None
     """How the runner conducted the match (None for local and older records)."""
+    seed_source: str = SEED_GIVEN
+    """``secret`` when the seed came from a league's secret, else ``given`` (not secret)."""
 
     @classmethod
     def from_state(cls, state: State, policies: Sequence[str],
@@ -81,6 +95,7 @@ class MatchRecord:
             "players": self.players,
             "params": dict(self.params),
             "seed": self.seed,
+            "seed_source": self.seed_source,
             "policies": list(self.policies),
             "returns": list(self.returns),
             "rules_version": self.rules_version,
@@ -90,10 +105,11 @@ class MatchRecord:
         }
 
     def to_json(self) -> str:
-        """The JSON text: one key per line, lists kept on one line."""
+        """The JSON text: one key per line, lists kept on one line, control and format
+        characters in strings escaped (``safe_json``), so it is safe to print."""
         lines = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
                  for key, value in self.to_dict().items()]
-        return "{\n" + ",\n".join(lines) + "\n}\n"
+        return safe_json("{\n" + ",\n".join(lines) + "\n}\n")
 
     @classmethod
     def from_json(cls, text: str) -> MatchRecord:
@@ -117,6 +133,10 @@ class MatchRecord:
                               f"this version of arena reads {FORMAT_VERSION}")
         players = _int(data, "players", 1)
         seed = _int(data, "seed", 0, MAX_SEED)
+        seed_source = data.get("seed_source", SEED_GIVEN)
+        if seed_source not in SEED_SOURCES:
+            raise RecordError(f"bad match record: 'seed_source' must be one of "
+                              f"{', '.join(SEED_SOURCES)}, got {seed_source!r}")
         policies = tuple(_list(data, "policies", str, "strings"))
         returns = tuple(float(v) for v in _list(data, "returns", (int, float), "numbers"))
         actions = tuple(_list(data, "actions", int, "action ids"))
@@ -136,6 +156,7 @@ class MatchRecord:
             rules_version=_str(data, "rules_version"),
             arena_version=_str(data, "arena_version"),
             conduct=Conduct.from_dict(data, players, actions),
+            seed_source=seed_source,
         )
 
     def save(self, path: Path) -> None:

@@ -2,7 +2,9 @@
 
 The display knows no particular game: it reads the unmasked event log, names cards with the
 game's deck and names decisions with ``action_to_string``. Event kinds it has no special form
-for are shown by their name, seat, cards and values.
+for are shown by their name, seat, cards and values. What a record says that a bot or its
+author wrote (a player's name, a fault's text, a parameter) is shown with ``safe_text``, in
+``Text`` objects that rich never reads as markup.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from arena.games import EventKind, Game, load_game
 from arena.games.cards import HIDDEN, Deck
 from arena.match.record import MatchRecord
 from arena.match.results import DealResult, DuplicateResult
+from arena.match.safetext import safe_text
 from arena.match.timeline import Step, match_steps
 
 RED_SUITS = frozenset("♥♦")
@@ -341,9 +344,10 @@ def header(record: MatchRecord, game: Game) -> list[Text]:
     """The game, seats, seed, policies and changed parameters."""
     title = Text(game.spec.title, style="bold")
     title.append(f" · {game.id} · {game.num_players} seats · seed {record.seed}", style="")
-    policies = " · ".join(f"{seat_name(seat)} {name}" for seat, name in enumerate(record.policies))
+    policies = " · ".join(f"{seat_name(seat)} {safe_text(name)}"
+                          for seat, name in enumerate(record.policies))
     defaults = game.spec.defaults()
-    changed = [f"{key}={value}" for key, value in record.params.items()
+    changed = [safe_text(f"{key}={value}") for key, value in record.params.items()
                if defaults.get(key) != value]
     lines = [title, Text(f"policies: {policies}")]
     lines.append(Text(f"parameters: {', '.join(changed) if changed else 'defaults'}"))
@@ -370,7 +374,7 @@ def scores_table(record: MatchRecord, game: Game) -> Table:
         table.add_column("side")
     table.add_column("returns", justify="right")
     for seat, (policy, value) in enumerate(zip(record.policies, record.returns, strict=True)):
-        row = [str(seat), policy]
+        row: list[str | Text] = [str(seat), Text(safe_text(policy))]
         if conduct is not None:
             row.append(conduct.seats[seat].reason)
         if teams:
@@ -406,15 +410,52 @@ def fault_lines(record: MatchRecord, game: Game) -> list[Text]:
     for fault in conduct.faults:
         when = f"decision {fault.decision + 1}" if fault.decision is not None else "start"
         strike = f" (strike {fault.strike} of {limit})" if fault.strike and limit else ""
-        line = _line(f"{when} · {seat_name(fault.seat)} · {fault.kind}{strike}: {fault.detail}")
+        line = _line(f"{when} · {seat_name(fault.seat)} · {fault.kind}{strike}: "
+                     f"{safe_text(fault.detail)}")
         if fault.decision is not None:
             line.append(f" → played {names[fault.decision]}")
         lines.append(line)
     return lines
 
 
+def _action_names(record: MatchRecord, game: Game, wanted: set[int]) -> dict[int, str]:
+    """The names of the actions of some decisions of a record."""
+    names: dict[int, str] = {}
+    state = game.new_initial_state(record.seed)
+    for index, action in enumerate(record.actions):
+        if index in wanted:
+            names[index] = state.action_to_string(action)
+        state.apply_action(action)
+    return names
+
+
+def note_lines(record: MatchRecord, game: Game) -> list[Text]:
+    """One line per debug note a bot sent with a decision: decision, seat, the action played
+    and the note, escaped (a note never drives the terminal)."""
+    conduct = record.conduct
+    if conduct is None or not conduct.debug:
+        return []
+    names = _action_names(record, game, {note.decision for note in conduct.debug})
+    lines = [Text("Bot notes", style="bold")]
+    for note in conduct.debug:
+        lines.append(_line(f"decision {note.decision + 1} · {seat_name(note.seat)} · played "
+                           f"{names[note.decision]}: ", Text(safe_text(note.text))))
+    return lines
+
+
+OUTPUT_TAIL_LINES = 5
+"""Lines of a failed bot's captured output shown after the line naming its failure."""
+
+
+def output_tail(text: str, lines: int = OUTPUT_TAIL_LINES) -> list[str]:
+    """The last non-empty lines of a bot's output, escaped, at most ``lines``."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return [safe_text(line) for line in kept[-lines:]]
+
+
 def render_match(record: MatchRecord, console: Console) -> None:
-    """Print a match hand by hand, then the final scores (and faults, if any)."""
+    """Print a match hand by hand, then the final scores (and faults and the bots' debug
+    notes, if any)."""
     game = record.make_game()
     for line in header(record, game):
         console.print(line, soft_wrap=True)
@@ -423,7 +464,7 @@ def render_match(record: MatchRecord, console: Console) -> None:
     console.print()
     console.print(scores_table(record, game))
     console.print(result_line(record.returns), soft_wrap=True)
-    for line in fault_lines(record, game):
+    for line in fault_lines(record, game) + note_lines(record, game):
         console.print(line, soft_wrap=True)
 
 
@@ -440,8 +481,8 @@ def deal_table(deal: DealResult, number: int, total: int) -> Table:
     _columns(table, ("seat", "right"), ("entrant", "right"), ("player", "left"),
              ("reason", "left"), ("returns", "right"))
     for seat, entrant in enumerate(deal.entrants):
-        table.add_row(str(seat), str(entrant), deal.labels[seat], deal.reason_names[seat],
-                      signed(deal.returns[seat]))
+        table.add_row(str(seat), str(entrant), Text(safe_text(deal.labels[seat])),
+                      deal.reason_names[seat], signed(deal.returns[seat]))
     return table
 
 
@@ -451,7 +492,8 @@ def entrants_table(result: DuplicateResult) -> Table:
     _columns(table, ("entrant", "right"), ("player", "left"), ("seats", "left"),
              ("returns", "left"), ("reasons", "left"), ("total", "right"), ("mean", "right"))
     for entrant in result.entrants:
-        table.add_row(str(entrant.index), entrant.label, " ".join(map(str, entrant.seats)),
+        table.add_row(str(entrant.index), Text(safe_text(entrant.label)),
+                      " ".join(map(str, entrant.seats)),
                       " ".join(signed(value) for value in entrant.returns),
                       " ".join(entrant.reason_names), signed(entrant.total),
                       f"{entrant.mean:+.3g}" if entrant.mean else "0")
@@ -470,7 +512,7 @@ def render_duplicate(result: DuplicateResult, console: Console) -> None:
         console.print(deal_table(deal, number, len(result.deals)))
         record = deal.record
         if record is not None:
-            for line in fault_lines(record, game):
+            for line in fault_lines(record, game) + note_lines(record, game):
                 console.print(line, soft_wrap=True)
     console.print()
     console.print(entrants_table(result))

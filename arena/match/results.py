@@ -24,6 +24,7 @@ from arena.games.params import ParamValue
 from arena.match.errors import RecordError
 from arena.match.faults import Fault, reason_name
 from arena.match.record import FORMAT, MatchRecord
+from arena.match.safetext import safe_json
 from arena.protocol.v1 import agent_pb2 as pb
 
 DUPLICATE_FORMAT = "card-arena.duplicate"
@@ -85,6 +86,10 @@ class EntrantResult:
     """Per deal that counts (void deals left out)."""
     reasons: tuple[int, ...]
     exit: AgentExit
+    """How the entrant's bot ended: the first of its instances that did not exit cleanly (a
+    non-zero status or a signal), else its first instance."""
+    exits: tuple[AgentExit, ...] = ()
+    """How each of its instances ended, one per rotation (each rotation has its own)."""
 
     @property
     def total(self) -> float:
@@ -111,7 +116,8 @@ class EntrantResult:
         return {"index": self.index, "label": self.label, "agent": dict(self.agent),
                 "seats": list(self.seats), "returns": list(self.returns), "total": self.total,
                 "mean": self.mean, "reasons": list(self.reason_names),
-                "forfeits": self.forfeits, "exit": self.exit.to_dict()}
+                "forfeits": self.forfeits, "exit": self.exit.to_dict(),
+                "exits": [exit_.to_dict() for exit_ in self.exits]}
 
 
 @dataclass(frozen=True)
@@ -144,14 +150,15 @@ class DuplicateResult:
                 "deals": [deal.to_dict() for deal in self.deals]}
 
     def to_json(self) -> str:
-        """The JSON text: one key per line, each entrant's and deal's keys too."""
+        """The JSON text: one key per line, each entrant's and deal's keys too; safe to print
+        (``safe_json``)."""
         data = self.to_dict()
         lines = [_pair(key, value, 1) for key, value in data.items()
                  if key not in ("entrants", "deals")]
         for key in ("entrants", "deals"):
             objects = [_object(item, 2) for item in data[key]]
             lines.append(f"  {json.dumps(key)}: [\n" + ",\n".join(objects) + "\n  ]")
-        return "{\n" + ",\n".join(lines) + "\n}\n"
+        return safe_json("{\n" + ",\n".join(lines) + "\n}\n")
 
     def save(self, path: Path) -> None:
         """Write the JSON form to a file."""
@@ -208,6 +215,13 @@ def read_records(path: Path) -> list[MatchRecord]:
         return records_from_dict(data)
     except RecordError as error:
         raise RecordError(f"{path}: {error}") from None
+
+
+def first_unclean(exits: Sequence[AgentExit]) -> AgentExit:
+    """The first exit with a non-zero status or a signal, else the first (``EntrantResult.exit``
+    of an entrant whose rotations each had an instance of their own)."""
+    return next((exit_ for exit_ in exits if exit_.status not in (None, 0)),
+                exits[0] if exits else AgentExit())
 
 
 def entrant_seats(entrant: int, rotations: Sequence[int], players: int) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from arena.agents import (
     Agent,
@@ -32,6 +33,7 @@ from arena.agents import (
     Reply,
     SeatSpec,
     Turn,
+    yield_cpu_to_bots,
 )
 from arena.games import Game, State
 from arena.games.rng import Rng, derive_seed
@@ -40,7 +42,13 @@ from arena.match.errors import MatchError
 from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, judge, reason_name, strike_reason
 from arena.match.local import MAX_ACTIONS, check_seed
 from arena.match.record import MatchRecord
-from arena.match.results import DealResult, DuplicateResult, EntrantResult, entrant_seats
+from arena.match.results import (
+    DealResult,
+    DuplicateResult,
+    EntrantResult,
+    entrant_seats,
+    first_unclean,
+)
 from arena.match.timecontrol import SeatClock, TimeControl
 from arena.protocol import (
     RequestEncoder,
@@ -152,6 +160,8 @@ async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int,
     except AgentFailure as failure:
         return _failed(deal, seat, index, failure), (clock() - start) // 1000
     elapsed = (clock() - start) // 1000
+    if reply is not None and reply.took_us is not None:
+        elapsed = reply.took_us  # the bot's time alone, without the arena's own waits
     if reply is None:
         seat_clock.expire()
         kind = FaultKind.TIMEOUT
@@ -296,10 +306,12 @@ def _deal_result(deal: _Deal, rotation: int, entrants: tuple[int, ...], labels: 
         record = MatchRecord.from_state(deal.state, [labels[e] for e in entrants], conduct)
     returns = tuple(float(value) for value in deal.state.returns()) if not deal.void else (
         (0.0,) * len(seats))
+    forfeited = tuple(seat.forfeited and not deal.void for seat in seats)  # void: no verdict
     return DealResult(rotation=rotation, entrants=entrants,
                       labels=tuple(labels[e] for e in entrants), returns=returns, reasons=reasons,
-                      details=details, forfeited=tuple(seat.forfeited for seat in seats),
-                      faults=tuple(deal.faults), record=record, void=deal.void)
+                      details=details, forfeited=forfeited,
+                      faults=() if deal.void else tuple(deal.faults), record=record,
+                      void=deal.void)
 
 
 class _SigtermGuard:
@@ -343,6 +355,25 @@ class _SigtermGuard:
             os.kill(os.getpid(), signal.SIGTERM)
 
 
+LAUNCHES_AT_ONCE = 2 * (os.cpu_count() or 1)
+"""How many of a set's bot instances start at the same time (each start's limit runs from its
+own beginning), so that a set of many rotations does not start every container at once."""
+
+
+async def _launch_all(agents: Sequence[Agent], startup_s: float) -> None:
+    """Launch every agent, at most ``LAUNCHES_AT_ONCE`` at a time; with a bot among them,
+    this process yields the CPU to bots from now on (``arena.agents.priority``)."""
+    if any(agent.remote for agent in agents):
+        yield_cpu_to_bots()
+    gate = asyncio.Semaphore(LAUNCHES_AT_ONCE)
+
+    async def launch(agent: Agent) -> None:
+        async with gate:
+            await _launch(agent, startup_s)
+
+    await asyncio.gather(*(launch(agent) for agent in agents))
+
+
 async def _launch(agent: Agent, startup_s: float) -> None:
     """Launch an agent; a failure is kept by the agent and met again when a deal opens."""
     with contextlib.suppress(AgentFailure):
@@ -366,7 +397,13 @@ async def run_duplicate_async(game: Game, seed: int, seats: Sequence[SeatSpec],
                               on_action: ActionHook | None = None) -> DuplicateResult:
     """Play the same deal once per rotation (all seats by default), entrants rotated one seat
     each time; every agent is shut down and every process stopped before this returns.
-    ``on_action`` hears of every action of every deal."""
+    ``on_action`` hears of every action of every deal.
+
+    Each rotation is played by agents of its own: every seat spec makes one agent per rotation
+    (``create_agent``, called in rotation order), all launched together before the first deal,
+    so that no bot instance is shown the deal twice. The rotations are played one after the
+    other, and the agents of a rotation are stopped as soon as it has ended.
+    """
     check_seed(seed)
     check_seats(game, seats)
     control = time_control or TimeControl()
@@ -377,49 +414,71 @@ async def run_duplicate_async(game: Game, seed: int, seats: Sequence[SeatSpec],
     if isinstance(strikes, bool) or not isinstance(strikes, int) or strikes < 1:
         raise MatchError(f"strikes must be a positive integer, got {strikes!r}")
     base_id = match_id or uuid.uuid4().hex
-    agents = [spec.create_agent() for spec in seats]
+    lineups = [[spec.create_agent() for spec in seats] for _ in range(count)]
+    _check_distinct(seats, lineups)
     deals: list[tuple[int, tuple[int, ...], _Deal]] = []
+    stops: list[asyncio.Future[list[AgentExit]]] = []
     guard = _SigtermGuard()
     try:
-        await asyncio.gather(*(_launch(agent, control.startup_ms / 1000) for agent in agents))
-        for rotation in range(count):
-            if rotation:
-                for agent in agents:
-                    agent.mark_output()
+        await _launch_all([agent for lineup in lineups for agent in lineup],
+                          control.startup_ms / 1000)
+        for rotation, lineup in enumerate(lineups):
             entrants = tuple((seat - rotation) % players for seat in range(players))
-            deal = await _play_deal(game, seed, [agents[e] for e in entrants],
-                                         f"{base_id}-{rotation}", control, strikes, clock,
-                                         max_actions, None if on_action is None
-                                         else partial(on_action, rotation))
+            deal = await _play_deal(game, seed, [lineup[e] for e in entrants],
+                                    f"{base_id}-{rotation}", control, strikes, clock,
+                                    max_actions, None if on_action is None
+                                    else partial(on_action, rotation))
             deals.append((rotation, entrants, deal))
+            stops.append(asyncio.ensure_future(_shutdown(lineup)))
     finally:
         guard.stopping = True
-        stops = [agent.shutdown() for agent in agents]
-        exits: list[AgentExit | BaseException] = list(
-            await asyncio.gather(*stops, return_exceptions=True))
+        stops += [asyncio.ensure_future(_shutdown(lineup)) for lineup in lineups[len(stops):]]
+        exits = await asyncio.gather(*stops)
         guard.release()
     labels = [spec.label for spec in seats]
-    outputs = [agent.output_windows() for agent in agents]
-    results = []
-    for rotation, entrants, deal in deals:
-        stderr = [_window(outputs[e], rotation) for e in entrants]
-        results.append(_deal_result(deal, rotation, entrants, labels, stderr))
+    results = [_deal_result(deal, rotation, entrants, labels,
+                            ["".join(lineups[rotation][e].output_windows()) for e in entrants])
+               for rotation, entrants, deal in deals]
     counted = [deal for deal in results if not deal.void]
     entrant_results = tuple(
         EntrantResult(
-            index=index, label=labels[index], agent=agents[index].describe(),
+            index=index, label=labels[index],
+            agent=_description([lineup[index] for lineup in lineups]),
             seats=entrant_seats(index, [deal.rotation for deal in counted], players),
             returns=tuple(deal.returns[deal.entrants.index(index)] for deal in counted),
             reasons=tuple(deal.reasons[deal.entrants.index(index)] for deal in counted),
-            exit=exit_ if isinstance(exit_, AgentExit) else AgentExit(None, f"{exit_!r}"))
-        for index, exit_ in enumerate(exits))
+            exit=first_unclean([stopped[index] for stopped in exits]),
+            exits=tuple(stopped[index] for stopped in exits))
+        for index in range(players))
     return DuplicateResult(game=game.id, players=players, params=dict(game.params), seed=seed,
                            deals=tuple(results), entrants=entrant_results)
 
 
-def _window(windows: Sequence[str], rotation: int) -> str:
-    """An agent's output during one deal."""
-    return windows[rotation] if rotation < len(windows) else ""
+def _check_distinct(seats: Sequence[SeatSpec], lineups: Sequence[Sequence[Agent]]) -> None:
+    """Raise ``MatchError`` when a seat spec made one agent for two seats or rotations of a
+    set (checked before anything is launched)."""
+    made: set[int] = set()
+    for lineup in lineups:
+        for spec, agent in zip(seats, lineup, strict=True):
+            if id(agent) in made:
+                raise MatchError(f"the seat {spec.label} made one agent for two rotations or "
+                                 "seats of a set; each needs an agent of its own")
+            made.add(id(agent))
+
+
+async def _shutdown(agents: Sequence[Agent]) -> list[AgentExit]:
+    """Shut down some agents at once; each one's exit (one naming the error if it raised)."""
+    outcomes = await asyncio.gather(*(agent.shutdown() for agent in agents),
+                                    return_exceptions=True)
+    return [outcome if isinstance(outcome, AgentExit) else AgentExit(None, f"{outcome!r}")
+            for outcome in outcomes]
+
+
+def _description(agents: Sequence[Agent]) -> dict[str, Any]:
+    """An entrant's description: that of its first agent that said Ready (else its last)."""
+    descriptions = [agent.describe() for agent in agents]
+    return next((description for description in descriptions if "ready" in description),
+                descriptions[-1])
 
 
 def run_duplicate(game: Game, seed: int, seats: Sequence[SeatSpec],

@@ -193,6 +193,17 @@ class HeuristicPolicy:
         """Remember the seat; the policy is deterministic."""
         self.seat = seat
 
+    @staticmethod
+    def _bid(value: float, legal: Sequence[int]) -> int:
+        """The bid the hand's value earns, when still open; else pass, or the cheapest bid
+        when the seat may not pass (everyone else passed)."""
+        for bid, threshold in BID_THRESHOLDS:
+            if value >= threshold and bid in legal:
+                return bid
+            if value >= threshold:
+                break
+        return PASS if PASS in legal else min(legal)
+
     def act(self, observation: Observation) -> int:
         """The chosen action for the phase."""
         legal = observation.legal_actions
@@ -201,11 +212,7 @@ class HeuristicPolicy:
         view = HandView(observation)
         phase = observation.phase
         if phase == "bid":
-            value = estimate(view.hand, ())
-            for bid, threshold in BID_THRESHOLDS:
-                if value >= threshold:
-                    return bid if bid in legal else PASS
-            return PASS
+            return self._bid(estimate(view.hand, ()), legal)
         if phase == "call":
             held = set(view.hand)
             return max(legal, key=lambda c: (estimate(held | {c}, ()), STRENGTH[c]))

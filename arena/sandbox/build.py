@@ -1,24 +1,35 @@
 """One Docker build, watched: log streamed, stopped past a time or size limit, one-line errors.
 
 The build runs without network (``network_mode="none"``) with the classic builder, whose layer
-cache makes a second build of an unchanged folder give the same image id.
+cache makes a second build of an unchanged folder give the same image id. A bot's build is
+*guarded* (``guard.py``): the Dockerfile sent is the arena's rendering of the one that was read,
+every step Docker announces must be the rendering's next line (or the build stops and its log
+says nothing more), each RUN step's files are capped in size (``ulimit fsize``), its writes are
+measured while it runs and before its layer is committed, and every committed layer counts
+against the limit (``buildsize.py``).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import queue
 import re
+import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox.buildsize import DiskLedger, StepProbe, image_bytes, step_bytes
+from arena.sandbox.dockerfile import Dockerfile, DockerfileError, quote
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError
+from arena.sandbox.guard import MARKER, GuardedDockerfile, ensure_guard_image, guard_dockerfile
 
 log = logging.getLogger(__name__)
 
@@ -30,17 +41,28 @@ LOG_LINES = 20
 INSTRUCTION_CHARS = 120
 """How much of a step's instruction an error message quotes."""
 
-POLL_S = 0.5
-SIZE_POLL_S = 2.0
-"""The least time between two measurements of a build step's size."""
-SIZE_SHARE = 0.2
-"""Measuring a size makes the daemon walk the container's whole file system (seconds on
-fuse-overlayfs): measurements run in the background, and take at most this share of the time."""
+POLL_S = 0.05
+SIZE_POLL_S = 0.1
+"""The least time between two measurements of a running build step's size."""
+SIZE_SHARE = 0.5
+"""Measurements run in the background and take at most this share of the time (a step with
+many files takes longer to walk)."""
 GRACE_S = 30.0
 """How long a stopped build may take to wind down before it is left to the daemon."""
+READER_S = 5.0
+"""How long a stopped build's cleanup waits for the stream's last chunk before going on in the
+background."""
+BUILT_DOCKERFILE = ".cardarena.Dockerfile"
+"""The name of the rendered Dockerfile in a guarded build's context (removed by the daemon)."""
 
-STEP = re.compile(r"^Step (?P<number>\d+/\d+) : (?P<instruction>.*)$")
+STEP = re.compile(r"^Step (?P<number>\d+)/(?P<total>\d+) : (?P<instruction>.*)$")
 RUNNING = re.compile(r"^ ---> Running in (?P<container>[0-9a-f]{12,64})$")
+COMMITTED = re.compile(r"^ ---> (?P<image>[0-9a-f]{12,64})$")
+USING_CACHE = " ---> Using cache"
+REMOVING = re.compile(r"^Removing intermediate container [0-9a-f]{12,64}$")
+BUILDER_LINES = (STEP, RUNNING, COMMITTED, REMOVING, re.compile(f"^{re.escape(USING_CACHE)}$"))
+"""The builder's own lines that move a build on."""
+NONZERO = re.compile(r"^The command .* returned a non-zero code: (?P<code>\d+)$", re.DOTALL)
 
 
 def mebibytes(size: int) -> str:
@@ -50,18 +72,47 @@ def mebibytes(size: int) -> str:
 
 @dataclass
 class BuildLog:
-    """What a build stream said so far: its last lines, current step and running container."""
+    """What a build stream said so far: its last lines, current step and running container.
+
+    With a ``plan`` (a guarded build), every step Docker announces is checked against it: the
+    first that differs seals the log (``betrayed``), and nothing after it is kept or reported."""
 
     what: str
     progress: Progress
+    plan: GuardedDockerfile | None = None
+    labelled: int = 0
+    """How many labels the build request adds (the classic builder adds a LABEL step each)."""
     lines: deque[str] = field(default_factory=lambda: deque(maxlen=200))
     step: str = ""
+    keyword: str = ""
     container: str = ""
     error: str = ""
     partial: str = ""
+    betrayed: str = ""
+    running: Callable[[str], bool] | None = None
+    """Whether a step's container still runs (asked before a line is taken for the builder's)."""
+    in_output: bool = False
+    """Between a RUN step's ``Running in`` and the end of its container: lines are its output."""
+    number: int = 0
+    """The last step number Docker announced."""
+    _runs_now: bool | None = None
+    """Whether the step's container ran when this chunk came (asked once a chunk: the
+    builder's own lines never share a chunk with a container's output)."""
+    settle: bool = False
+    """The guard said the running step's command ended: the host measures, then lets it go."""
+    fresh: list[str] = field(default_factory=list)
+    """The images this build made (not found in the cache), oldest first."""
+    cached: bool = False
+    reached: set[str] = field(default_factory=set)
+    """With a base image given: the (short) ids a stage may start from, the base's and each
+    image this build reached; empty when any base goes."""
+    events: list[tuple[str, str]] = field(default_factory=list)
+    """In order: ("stage", "") at each FROM, ("base", image id) for a stage's starting image,
+    ("layer", image id) for each step's result."""
 
     def take(self, chunk: dict[str, Any]) -> None:
         """Record one decoded chunk of the build stream."""
+        self._runs_now = None
         if "error" in chunk:
             self.error = str(chunk["error"]).strip()
             self._line(self.error)
@@ -79,22 +130,91 @@ class BuildLog:
 
     def _line(self, line: str) -> None:
         """Keep one line, follow steps and containers, and report it."""
-        if not line.strip():
+        if self.betrayed or not line.strip():
             return
-        self.lines.append(line)
+        if self.plan is not None and line == MARKER:
+            self.settle = True
+            return
+        if self.plan is not None and self._output(line):
+            self.lines.append(line)
+            self.progress(line)
+            return
         if step := STEP.match(line):
+            number, total = int(step["number"]), int(step["total"])
             instruction = step["instruction"].strip()
-            if len(instruction) > INSTRUCTION_CHARS:
-                instruction = instruction[:INSTRUCTION_CHARS - 3] + "..."
-            self.step = f"step {step['number']} ({instruction})"
+            if self.plan is not None:
+                self.betrayed = self._differs(number, total, step["instruction"])
+                if self.betrayed:
+                    return
+            self.keyword = instruction.partition(" ")[0].upper()
+            self.step = self._describe(number, total, instruction)
             self.container = ""
+            self.cached = False
+            if self.keyword == "FROM":
+                self.events.append(("stage", ""))
         elif running := RUNNING.match(line):
             self.container = running["container"]
+            self.in_output = self.plan is not None
+        elif line == USING_CACHE:
+            self.cached = True
+        elif committed := COMMITTED.match(line):
+            if self.reached and self.keyword == "FROM" and committed["image"] not in self.reached:
+                self.betrayed = (f"{self.what}: the Docker engine started a stage from image "
+                                 f"{committed['image']}, not the base image; the build was "
+                                 f"stopped")
+                return
+            if self.reached:
+                self.reached.add(committed["image"])
+            self.container = ""
+            self.events.append(("base" if self.keyword == "FROM" else "layer",
+                                committed["image"]))
+            if self.keyword != "FROM" and not self.cached:
+                self.fresh.append(committed["image"])
+        self.lines.append(line)
         self.progress(line)
+
+    def _output(self, line: str) -> bool:
+        """True for a line a step's container wrote: anything while it runs, even a line that
+        looks like one of the builder's own (so a step cannot fake the build's progress)."""
+        if not self.in_output:
+            return False
+        if not any(pattern.match(line) for pattern in BUILDER_LINES):
+            return True
+        if self._runs_now is None:
+            self._runs_now = self.running is not None and self.running(self.container)
+        if self._runs_now:
+            return True
+        self.in_output = False
+        return False
+
+    def _differs(self, number: int, total: int, text: str) -> str:
+        """Why Docker's step ``number`` is not the plan's next, or "" when it is."""
+        assert self.plan is not None
+        steps = self.plan.steps
+        expected = len(steps) + self.labelled
+        follows, self.number = number == self.number + 1, number
+        if follows and total == expected and number <= len(steps) and text == steps[number - 1]:
+            return ""
+        if (follows and total == expected and len(steps) < number <= expected
+                and text.startswith("LABEL ")):
+            return ""
+        return (f"{self.what}: the Docker engine read the Dockerfile differently from the "
+                f"arena's check (step {number}/{total}: {quote(text)}); the build was stopped")
+
+    def _describe(self, number: int, total: int, instruction: str) -> str:
+        """The step for messages: the Dockerfile's line when there is a plan."""
+        if self.plan is None:
+            return f"step {number}/{total} ({_shorten(instruction)})"
+        source = next((item for item in self.plan.sources[number - 1:] if item is not None),
+                      None)
+        if source is None:
+            return "the image's labels"
+        return f"{source.where} ({_shorten(source.original)})"
 
     def excerpt(self) -> str:
         """The last lines of the log, for ``BuildError.log``."""
-        lines = [*self.lines, *([self.partial] if self.partial.strip() else [])]
+        lines = [*self.lines, *([self.partial] if self.partial.strip() and not self.betrayed
+                                else [])]
         return "\n".join(lines[-LOG_LINES:])
 
     def where(self) -> str:
@@ -102,33 +222,66 @@ class BuildLog:
         return f" at {self.step}" if self.step else ""
 
 
+def _shorten(instruction: str) -> str:
+    """An instruction cut to INSTRUCTION_CHARS for messages."""
+    if len(instruction) > INSTRUCTION_CHARS:
+        return instruction[:INSTRUCTION_CHARS - 3] + "..."
+    return instruction
+
+
 def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
               max_bytes: int | None = None, buildargs: dict[str, str] | None = None,
-              labels: dict[str, str] | None = None,
-              progress: Progress | None = None) -> str:
-    """Build ``context`` as ``tag`` within the limits; return the image id or raise BuildError."""
+              labels: dict[str, str] | None = None, progress: Progress | None = None,
+              dockerfile: Dockerfile | None = None, base_image: str = "") -> str:
+    """Build ``context`` as ``tag`` within the limits; return the image id or raise BuildError.
+
+    With ``dockerfile`` (the context's Dockerfile as read and checked) the build is guarded:
+    that reading is what is built, and each RUN step runs under the build guard. With
+    ``base_image`` (an image id; untrusted builds) the rendering may reach no other image, and
+    every stage Docker starts must start from it, from scratch or from this build's images."""
     client = docker_client()
-    build_log = BuildLog(what, progress or log.debug)
-    events: queue.Queue[tuple[str, Any]] = queue.Queue()
-    options = dict(path=str(context), tag=tag, buildargs=buildargs or {}, labels=labels or {},
-                   network_mode="none", rm=True, forcerm=True, decode=True,
-                   timeout=int(timeout_s + GRACE_S + 60))
+    plan = None
+    if dockerfile is not None:
+        try:
+            plan = guard_dockerfile(dockerfile, ensure_guard_image(client), labels,
+                                    strict=bool(base_image))
+        except DockerfileError as error:
+            raise BuildError(f"{what}: {error}") from None
+    build_log = BuildLog(what, progress or log.debug, plan=plan,
+                         labelled=0 if plan else len(labels or {}))
+    if base_image:
+        build_log.reached.add(base_image.removeprefix("sha256:")[:12])
+    build_log.running = functools.partial(_runs, client)
+    params: dict[str, Any] = {"t": tag, "rm": True, "forcerm": True, "networkmode": "none",
+                              "buildargs": json.dumps(buildargs or {}),
+                              "labels": json.dumps({} if plan else labels or {})}
+    if max_bytes is not None:
+        params["ulimits"] = json.dumps([{"Name": "fsize", "Soft": max_bytes,
+                                         "Hard": max_bytes}])
+    request = BuildRequest(client, context, params, plan.text if plan else None,
+                           timeout=timeout_s + GRACE_S + 60)
     previous = _image_id(client, tag)
-    reader = threading.Thread(target=_read_stream, args=(client, options, events),
-                              name=f"build {tag}", daemon=True)
-    reader.start()
-    stopped = _watch(client, build_log, events, timeout_s, max_bytes)
+    request.start(name=f"build {tag}")
+    stopped = Watch(client, build_log, request, timeout_s, max_bytes).run()
     if stopped:
         _remove_container(client, build_log.container)
-        if _image_id(client, tag) not in ("", previous):
-            _remove_image(client, tag)
-        threading.Thread(target=_remove_late_image, args=(client, reader, tag, previous),
-                         name=f"reap {tag}", daemon=True).start()
+        if request.wait(READER_S):
+            _remove_late_images(client, request, tag, previous, build_log)
+        else:
+            threading.Thread(target=_remove_late_images,
+                             args=(client, request, tag, previous, build_log),
+                             name=f"reap {tag}", daemon=True).start()
         raise BuildError(stopped, log=build_log.excerpt())
     if build_log.error:
-        raise BuildError(f"{what}: the build failed{build_log.where()}: {build_log.error}",
-                         log=build_log.excerpt())
+        _remove_fresh(client, build_log.fresh)
+        raise BuildError(f"{what}: the build failed{build_log.where()}: "
+                         f"{_plain_error(build_log.error)}", log=build_log.excerpt())
     image = client.api.inspect_image(tag)
+    found = (image.get("Config") or {}).get("Labels") or {}
+    if any(found.get(key) != value for key, value in (labels or {}).items()):
+        _remove_image(client, tag)
+        raise BuildError(f"{what}: the image's labels came out different from those asked "
+                         f"for; it was removed", log=build_log.excerpt())
     size = int(image.get("Size") or 0)
     if max_bytes is not None and size > max_bytes:
         _remove_image(client, tag)
@@ -137,106 +290,252 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
     return str(image["Id"])
 
 
-def _remove_late_image(client: Any, reader: threading.Thread, tag: str, previous: str) -> None:
-    """Once a stopped build's stream ends, remove the image the daemon may still have tagged."""
-    reader.join()
+class BuildRequest:
+    """One ``POST /build`` of a folder (and maybe a rendered Dockerfile), read in a thread.
+
+    docker-py's ``build`` cannot pass ``ulimits``, so the request is made here, with the same
+    context as docker-py makes (``.dockerignore`` followed) and no registry credentials."""
+
+    def __init__(self, client: Any, context: Path, params: dict[str, Any], text: str | None,
+                 *, timeout: float) -> None:
+        """Prepare the request; ``text`` replaces the context's Dockerfile when given."""
+        self.client = client
+        self.context = context
+        self.params = dict(params, dockerfile=BUILT_DOCKERFILE if text is not None
+                           else "Dockerfile")
+        self.text = text
+        self.timeout = int(timeout)
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._response: Any = None
+        self._closed = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self, name: str) -> None:
+        """Send the request and pass each decoded chunk, then the end, to ``events``."""
+        self.thread = threading.Thread(target=self._read, name=name, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        """Hang up: the daemon cancels a classic build whose client went away."""
+        self._closed.set()
+        response = self._response
+        if response is not None:
+            try:
+                # Shut the socket first: the reading thread's recv then returns at once, where
+                # a plain close could wait on it for as long as the daemon stays silent.
+                sock = self.client.api._get_raw_response_socket(response)
+                sock.shutdown(socket.SHUT_RDWR)
+            except Exception as error:
+                log.debug("shutting the build stream: %s", error)
+            try:
+                response.close()
+            except Exception as error:
+                log.debug("closing the build stream: %s", error)
+
+    def join(self) -> None:
+        """Wait for the reading thread to end."""
+        if self.thread is not None:
+            self.thread.join()
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the reading thread to end; whether it has."""
+        if self.thread is not None:
+            self.thread.join(seconds)
+        return self.thread is None or not self.thread.is_alive()
+
+    def _read(self) -> None:
+        """Run the request; report chunks, then "end" or "failed"."""
+        try:
+            for chunk in self._chunks():
+                if self._closed.is_set():
+                    break
+                self.events.put(("chunk", chunk))
+        except Exception as error:
+            self.events.put(("failed", error))
+        else:
+            self.events.put(("end", None))
+
+    def _chunks(self) -> Iterator[dict[str, Any]]:
+        """The decoded chunks of the build's stream."""
+        from docker.utils.build import tar
+
+        api = self.client.api
+        dockerfile = (BUILT_DOCKERFILE, self.text) if self.text is not None else None
+        with tar(str(self.context), exclude=_dockerignore(self.context),
+                 dockerfile=dockerfile) as archive:
+            response = api._post(api._url("/build"), data=archive, params=self.params,
+                                 headers={"Content-Type": "application/tar"}, stream=True,
+                                 timeout=self.timeout)
+        self._response = response
+        if self._closed.is_set():
+            response.close()
+            return
+        api._raise_for_status(response)
+        yield from api._stream_helper(response, decode=True)
+
+
+class Watch:
+    """Follows one build until it ends; ``run`` says why it was stopped, or "" when it ran its
+    course."""
+
+    def __init__(self, client: Any, build_log: BuildLog, request: BuildRequest,
+                 timeout_s: float, max_bytes: int | None) -> None:
+        """Nothing seen yet."""
+        self.client = client
+        self.log = build_log
+        self.request = request
+        self.timeout_s = timeout_s
+        self.max_bytes = max_bytes
+        self.ledger = DiskLedger()
+        self.probe = StepProbe(client)
+
+    def run(self) -> str:
+        """Follow the stream, the clock and the disk; stop the build at the first excess."""
+        started = time.monotonic()
+        deadline = started + self.timeout_s
+        next_size_check = started
+        stopped = ""
+        killed = ""
+        give_up = 0.0
+        try:
+            while True:
+                try:
+                    kind, payload = self.request.events.get(timeout=POLL_S)
+                except queue.Empty:
+                    kind, payload = "", None
+                if kind == "chunk":
+                    before = self.log.container
+                    self.log.take(payload)
+                    if stopped and self.log.container and self.log.container != before:
+                        _kill(self.client, self.log.container)
+                elif kind == "failed":
+                    if not stopped and not self.log.error:
+                        self.log.error = _first_line(payload)
+                    break
+                elif kind == "end":
+                    break
+                now = time.monotonic()
+                if stopped:
+                    if self.log.container and self.log.container != killed:
+                        killed = self.log.container
+                        _kill(self.client, killed)
+                    if now > give_up:
+                        self.request.close()
+                        break
+                    continue
+                if self.log.betrayed:
+                    stopped = self.log.betrayed
+                elif now >= deadline:
+                    stopped = (f"{self.log.what}: the build ran past its time limit of "
+                               f"{self.timeout_s:g} s{self.log.where()}; it was stopped")
+                else:
+                    stopped = self._committed() or self._settle()
+                    if not stopped and self.log.container and self.max_bytes is not None:
+                        stopped = self._over(self.probe.size_of(self.log.container))
+                        if (not stopped and now >= next_size_check
+                                and self.probe.start(self.log.container)):
+                            next_size_check = now + max(SIZE_POLL_S,
+                                                        self.probe.seconds / SIZE_SHARE)
+                if stopped:
+                    give_up = now + GRACE_S
+                    _kill(self.client, self.log.container)
+        except BaseException:
+            self.request.close()
+            _kill(self.client, self.log.container)
+            raise
+        return stopped
+
+    def _committed(self) -> str:
+        """Count the stages and images the build reached; why it must stop, or ""."""
+        events, self.log.events = self.log.events, []
+        for kind, image in events:
+            if kind == "stage":
+                self.ledger.new_stage()
+            else:
+                self.ledger.committed(image_bytes(self.client, image),
+                                      starts_stage=kind == "base")
+        return self._over(0) if events else ""
+
+    def _settle(self) -> str:
+        """The guard waits: once only it is left, measure the step and let it be committed."""
+        if not self.log.settle:
+            return ""
+        container = self.log.container
+        if not container or not _only_the_guard(self.client, container):
+            return ""  # asked again at the next poll: the guard waits until it is released
+        self.log.settle = False
+        if self.max_bytes is not None:
+            stopped = self._over(step_bytes(self.client, container))
+            if stopped:
+                return stopped
+        try:
+            self.client.api.kill(container, signal="SIGUSR1")
+        except Exception as error:
+            log.debug("releasing %s: %s", container, error)
+            self.log.settle = True  # released at the next poll
+        return ""
+
+    def _over(self, running: int) -> str:
+        """Why the build must stop when its committed layers plus ``running`` bytes exceed the
+        limit, or ""."""
+        if self.max_bytes is None:
+            return ""
+        size = self.ledger.charged + running
+        if size <= self.max_bytes:
+            return ""
+        return (f"{self.log.what}: the image grew to {mebibytes(size)}{self.log.where()}, "
+                f"over the limit of {mebibytes(self.max_bytes)}; the build was stopped")
+
+
+def _runs(client: Any, container: str) -> bool:
+    """True while a build step's container runs (or cannot be asked)."""
+    try:
+        return bool(client.api.inspect_container(container)["State"]["Running"])
+    except Exception as error:
+        return getattr(getattr(error, "response", None), "status_code", None) != 404
+
+
+def _only_the_guard(client: Any, container: str) -> bool:
+    """True when the guard is the one process left in a step's container."""
+    try:
+        processes = client.api.top(container).get("Processes") or []
+    except Exception as error:
+        log.debug("top %s: %s", container, error)
+        return False
+    return len(processes) == 1
+
+
+def _dockerignore(context: Path) -> list[str]:
+    """The patterns of the context's ``.dockerignore``, as docker-py reads them."""
+    file = context / ".dockerignore"
+    if not file.is_file():
+        return []
+    lines = [line.strip() for line in file.read_text(errors="replace").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _plain_error(error: str) -> str:
+    """The daemon's error, with a RUN step's rendered command left out."""
+    if nonzero := NONZERO.match(error):
+        return f"RUN returned a non-zero code: {nonzero['code']}"
+    return error
+
+
+def _remove_late_images(client: Any, request: BuildRequest, tag: str, previous: str,
+                        build_log: BuildLog) -> None:
+    """Once a stopped build's stream ends, remove the image the daemon may still have tagged
+    and the intermediate images the build made."""
+    request.join()
     if _image_id(client, tag) not in ("", previous):
         _remove_image(client, tag)
+    _remove_fresh(client, build_log.fresh)
 
 
-def _read_stream(client: Any, options: dict[str, Any],
-                 events: queue.Queue[tuple[str, Any]]) -> None:
-    """Run the build request and pass each decoded chunk, then the end, to ``events``."""
-    try:
-        for chunk in client.api.build(**options):
-            events.put(("chunk", chunk))
-    except Exception as error:
-        events.put(("failed", error))
-    else:
-        events.put(("end", None))
-
-
-def _watch(client: Any, build_log: BuildLog, events: queue.Queue[tuple[str, Any]],
-           timeout_s: float, max_bytes: int | None) -> str:
-    """Follow the build until it ends; return why it was stopped, or "" when it ran its course."""
-    started = time.monotonic()
-    deadline = started + timeout_s
-    next_size_check = started + SIZE_POLL_S
-    probe = SizeProbe(client)
-    stopped = ""
-    give_up = 0.0
-    try:
-        while True:
-            try:
-                kind, payload = events.get(timeout=POLL_S)
-            except queue.Empty:
-                kind, payload = "", None
-            if kind == "chunk":
-                before = build_log.container
-                build_log.take(payload)
-                if stopped and build_log.container and build_log.container != before:
-                    _kill(client, build_log.container)
-            elif kind == "failed":
-                if not stopped and not build_log.error:
-                    build_log.error = _first_line(payload)
-                break
-            elif kind == "end":
-                break
-            now = time.monotonic()
-            if stopped:
-                if now > give_up:
-                    break
-                continue
-            if now >= deadline:
-                stopped = (f"{build_log.what}: the build ran past its time limit of "
-                           f"{timeout_s:g} s{build_log.where()}; it was stopped")
-            elif max_bytes is not None and build_log.container:
-                size = probe.size_of(build_log.container)
-                if size > max_bytes:
-                    stopped = (f"{build_log.what}: the image grew to {mebibytes(size)}"
-                               f"{build_log.where()}, over the limit of {mebibytes(max_bytes)}; "
-                               f"the build was stopped")
-                elif now >= next_size_check and probe.start(build_log.container):
-                    next_size_check = now + max(SIZE_POLL_S, probe.seconds / SIZE_SHARE)
-            if stopped:
-                give_up = now + GRACE_S
-                _kill(client, build_log.container)
-    except BaseException:
-        _kill(client, build_log.container)
-        raise
-    return stopped
-
-
-class SizeProbe:
-    """Measures a build step's container in a background thread, one measurement at a time,
-    so that the build's log and limits are followed while the daemon computes a size."""
-
-    def __init__(self, client: Any) -> None:
-        """No measurement yet."""
-        self.client = client
-        self.seconds = 0.0
-        """How long the last measurement took."""
-        self._sizes: dict[str, int] = {}
-        self._running: threading.Thread | None = None
-
-    def start(self, container: str) -> bool:
-        """Start measuring ``container`` unless a measurement is running; whether it started."""
-        if self._running is not None and self._running.is_alive():
-            return False
-        self._running = threading.Thread(target=self._measure, args=(container,),
-                                         name=f"size {container[:12]}", daemon=True)
-        self._running.start()
-        return True
-
-    def size_of(self, container: str) -> int:
-        """The last size measured of ``container`` (0 before the first measurement ends)."""
-        return self._sizes.get(container, 0)
-
-    def _measure(self, container: str) -> None:
-        """Measure once and keep the result and its duration."""
-        started = time.monotonic()
-        self._sizes[container] = _container_size(self.client, container)
-        self.seconds = time.monotonic() - started
+def _remove_fresh(client: Any, images: list[str]) -> None:
+    """Remove a failed build's own intermediate images, newest first (an image another one
+    was built on stays)."""
+    for image in reversed(images):
+        _remove_image(client, image)
 
 
 def _image_id(client: Any, tag: str) -> str:
@@ -245,15 +544,6 @@ def _image_id(client: Any, tag: str) -> str:
         return str(client.api.inspect_image(tag)["Id"])
     except Exception:
         return ""
-
-
-def _container_size(client: Any, container: str) -> int:
-    """The size of a build step's container (its image layers and what it wrote), or 0."""
-    try:
-        found = client.api.containers(all=True, filters={"id": container}, size=True)
-    except Exception:
-        return 0
-    return int(found[0].get("SizeRootFs") or 0) if found else 0
 
 
 def _kill(client: Any, container: str) -> None:

@@ -20,6 +20,7 @@ from arena.agents.hostbuild import ensure_built
 from arena.agents.manifest import ALL_GAMES, BotManifest
 from arena.sandbox import labels
 from arena.sandbox.build import Progress, run_build
+from arena.sandbox.dockerfile import DockerfileError, read_dockerfile
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError, ImageNotFound
 from arena.sandbox.rootfs import build_root
@@ -38,6 +39,8 @@ BOT_UID = 10001
 DOCKERFILE = "Dockerfile"
 DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_MAX_BYTES = 2 * 2**30
+DOCKERFILE_BYTES = 2**20
+"""The largest Dockerfile a local bot build reads."""
 BASE_TIMEOUT_S = 1800.0
 
 BASE_DOCKERFILE = """\
@@ -131,12 +134,17 @@ def inspect_bot_image(ref: str) -> BotImage:
 def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
                     timeout_s: float = DEFAULT_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_BYTES,
                     progress: Progress | None = None) -> BotImage:
-    """Build a bot folder's Dockerfile on ``base`` without network; return the labelled image."""
+    """Build a bot folder's Dockerfile on ``base`` without network, every RUN step under the
+    build guard's disk limit; return the labelled image."""
     manifest = BotManifest.load(folder)
     if not (manifest.folder / DOCKERFILE).is_file():
         raise BotConfigError(f"bot {manifest.name}: no {DOCKERFILE} in {folder}; "
                              f"see docs/sandbox.md")
     ensure_built(manifest, progress=progress)
+    try:
+        dockerfile = read_dockerfile(manifest.folder / DOCKERFILE, DOCKERFILE_BYTES)
+    except DockerfileError as error:
+        raise BuildError(f"bot {manifest.name}: {error}") from None
     _require_base(base)
     tag = image_tag(manifest.name, manifest.version)
     image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,
@@ -145,7 +153,7 @@ def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
                     labels.BOT_GAMES: ",".join(manifest.games)}
     image_id = run_build(manifest.folder, tag=tag, what=f"bot {manifest.name}",
                          timeout_s=timeout_s, max_bytes=max_bytes, buildargs={"BASE": base},
-                         labels=image_labels, progress=progress)
+                         labels=image_labels, progress=progress, dockerfile=dockerfile)
     return BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
                     games=manifest.games, language=manifest.language)
 

@@ -4,29 +4,32 @@ The probe runs a shell script (builtins only) in a container made with the very 
 bot gets, reads back what the container sees (its uid, capabilities, ``no_new_privs``,
 seccomp mode, cgroup limits, ``nofile``, mounts, network interfaces, PID 1) and what the
 engine recorded (the log configuration), and names every limit that is not in force. The
-answer is cached per process, keyed by the daemon's id and the limits.
+answer is cached per process, keyed by the daemon's id and the limits. One limit is the
+arena's own: ``socket_folder``, a size-capped file system for each seat's socket folder
+(``arena.sandbox.capfs``), which only an arena that may mount can give.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import socket
 import tempfile
 import threading
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox import labels
+from arena.sandbox import capfs, labels
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import LimitsNotEnforced, SandboxError
+from arena.sandbox.lifeline import CONTAINER, FOLDER, lifeline
 from arena.sandbox.limits import SandboxLimits, container_options
 
 LIMIT_NAMES = ("network", "read_only", "tmpfs_noexec", "user", "capabilities",
                "no_new_privileges", "seccomp", "pids", "memory", "memory_swap", "cpu", "nofile",
-               "init", "log_cap")
+               "init", "log_cap", "socket_folder")
 """Every limit the probe checks; ``--allow-unenforced`` takes these names."""
 
 PROBE_TIMEOUT_S = 60
@@ -100,12 +103,16 @@ def _options(text: str) -> set[str]:
 
 def analyse(result: ProbeResult, limits: SandboxLimits) -> dict[str, str]:
     """The limits not in force, each with what was seen (empty when all are)."""
-    missing: dict[str, str] = {}
+    return {name: seen for name, (ok, seen) in observe(result, limits).items() if not ok}
+
+
+def observe(result: ProbeResult, limits: SandboxLimits) -> dict[str, tuple[bool, str]]:
+    """Every limit the probe checks: whether it is in force, and what was seen."""
+    observed: dict[str, tuple[bool, str]] = {}
 
     def need(name: str, ok: bool, seen: str) -> None:
-        """Record ``name`` as missing unless ``ok``."""
-        if not ok:
-            missing[name] = seen or "nothing"
+        """Record whether ``name`` is in force, with what was seen."""
+        observed[name] = (ok, seen or "nothing")
 
     nets = [net for net in result.seen.get("net", ()) if net != "*"]
     need("network", nets == ["lo"], "interfaces " + ",".join(nets) if nets else "")
@@ -137,7 +144,7 @@ def analyse(result: ProbeResult, limits: SandboxLimits) -> dict[str, str]:
     max_size = (log.get("Config") or {}).get("max-size", "")
     need("log_cap", log.get("Type") in ("json-file", "local") and bool(max_size),
          f"log driver {log.get('Type')} max-size {max_size or 'none'}")
-    return missing
+    return observed
 
 
 def _swap(result: ProbeResult, limits: SandboxLimits) -> tuple[bool, str]:
@@ -168,12 +175,19 @@ def _cpu(result: ProbeResult, limits: SandboxLimits) -> tuple[bool, str]:
 def run_probe(image: str, options: dict[str, Any] | None = None,
               limits: SandboxLimits | None = None) -> ProbeResult:
     """Run the probe script in one container from ``image`` (with ``options``, by default a
-    bot's hardened options) and return what it saw; the container is always removed."""
+    bot's hardened options) and return what it saw; the container is always removed (by this
+    process's reaper if it dies meanwhile)."""
     client = docker_client()
     from docker.errors import DockerException
     from requests.exceptions import RequestException
     limits = limits or SandboxLimits()
+    name = f"cardarena-probe-{uuid.uuid4().hex[:12]}"
     with tempfile.TemporaryDirectory(prefix="cat-probe-") as socket_dir:
+        try:
+            lifeline().track(FOLDER, socket_dir)
+            lifeline().track(CONTAINER, name)
+        except OSError as error:
+            raise SandboxError(f"cannot probe the sandbox limits: {error}") from None
         if options is None:
             options = container_options(image, limits, Path(socket_dir),
                                         {labels.SANDBOX: "1"})
@@ -181,7 +195,7 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
                         labels.ARENA_HOST: socket.gethostname(),
                         labels.ARENA_PID: str(os.getpid())}
         options = {**options, "image": image, "entrypoint": ["sh", "-c", PROBE_SCRIPT],
-                   "command": [], "labels": probe_labels}
+                   "command": [], "labels": probe_labels, "name": name}
         container = None
         try:
             container = client.containers.create(**options)
@@ -194,13 +208,27 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
             raise SandboxError(f"cannot probe the sandbox limits with image {image}: "
                                f"{' '.join(str(error).split())}") from None
         finally:
-            if container is not None:
-                with contextlib.suppress(DockerException, RequestException):
-                    container.remove(force=True)
+            _remove_probe(client, name, created=container is not None)
+    lifeline().forget(FOLDER, socket_dir)
     if outcome.get("StatusCode") != 0:
         raise SandboxError(f"the sandbox probe failed in image {image} (status "
                            f"{outcome.get('StatusCode')}): {output.strip()[-500:]}")
     return ProbeResult(parse_output(output), host_config)
+
+
+def _remove_probe(client: Any, name: str, created: bool) -> None:
+    """Remove the probe's container by name (forced), also when its create call failed: the
+    daemon may have made it all the same. The reaper forgets it once it is known to be gone."""
+    from docker.errors import DockerException, NotFound
+    from requests.exceptions import RequestException
+    try:
+        client.api.remove_container(name, force=True)
+    except NotFound:
+        if not created:
+            return  # its create may still be in the daemon: the reaper keeps it listed
+    except (DockerException, RequestException):
+        return
+    lifeline().forget(CONTAINER, name)
 
 
 @functools.cache
@@ -227,13 +255,18 @@ def probe_image(fallback: str) -> str:
 
 def missing_limits(image: str, limits: SandboxLimits | None = None) -> dict[str, str]:
     """The limits this engine does not enforce (probed once per daemon and limits, in the
-    base image when there is one, else in ``image``)."""
+    base image when there is one, else in ``image``), and the arena's own when it cannot cap
+    socket folders."""
     limits = limits or SandboxLimits()
     key = (daemon_id(), limits)
     with _cache_lock:
         if key not in _cache:
             _cache[key] = analyse(run_probe(probe_image(image), limits=limits), limits)
-        return dict(_cache[key])
+        missing = dict(_cache[key])
+    reason = capfs.unavailable()
+    if reason:
+        missing["socket_folder"] = reason
+    return missing
 
 
 def require_enforced(allow: frozenset[str], image: str,

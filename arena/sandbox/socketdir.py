@@ -9,6 +9,10 @@ locks it (no one but the arena may add, rename or remove an entry), checks that 
 the only entry, opens it with ``O_PATH | O_NOFOLLOW``, checks the open file is a socket owned
 by the bot's uid, and connects through ``/proc/self/fd/<fd>``: the very file it checked. A bot
 can neither swap the socket for a link afterwards nor use the host folder to store data.
+
+When the arena may mount (as root), the inner folder is a file system of its own, one page and
+two inodes large (``arena.sandbox.capfs``): nothing the bot writes there, even a file with no
+name or one opened before the lock, takes more than one page of the host.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.sandbox import capfs
 from arena.sandbox.limits import SOCKET_NAME
 
 SOCKET_PREFIX = "cat-"
@@ -40,7 +45,7 @@ class SocketRefused(Exception):
     """The bot's socket is not one the arena will connect to (a link, a file, someone else's)."""
 
 
-def _default_root() -> Path:
+def default_root() -> Path:
     """The system temporary folder, or ``/tmp`` when that path is long."""
     root = Path(tempfile.gettempdir())
     return root if len(os.fsencode(root)) <= 40 else Path("/tmp")
@@ -53,23 +58,29 @@ class SocketDir:
     outer: Path
     path: Path
     fd: int | None = field(default=None, repr=False)
+    capped: bool = False
+    """True when the inner folder is a capped file system of its own (``capfs``)."""
 
     @classmethod
-    def create(cls, uid: int, gid: int, root: Path | None = None) -> SocketDir:
-        """A fresh folder whose inner ``sock`` folder belongs to the container's uid."""
-        outer = Path(tempfile.mkdtemp(prefix=SOCKET_PREFIX, dir=root or _default_root()))
+    def create(cls, uid: int, gid: int, root: Path | None = None,
+               capped: bool = False) -> SocketDir:
+        """A fresh folder whose inner ``sock`` folder the container's gid may write; with
+        ``capped``, a size-capped file system (OSError when it cannot be mounted)."""
+        outer = Path(tempfile.mkdtemp(prefix=SOCKET_PREFIX, dir=root or default_root()))
         inner = outer / INNER
         try:
             inner.mkdir(mode=0o700)
-            if os.geteuid() == 0:
+            if capped:
+                capfs.mount_capped(inner, os.geteuid(), gid, OPEN_TO_GROUP)
+            elif os.geteuid() == 0:
                 os.chown(inner, 0, gid)
                 os.chmod(inner, OPEN_TO_GROUP)
             else:
                 os.chmod(inner, OPEN_TO_ALL)
         except OSError:
-            shutil.rmtree(outer, ignore_errors=True)
+            remove_tree(outer)
             raise
-        return cls(outer, inner)
+        return cls(outer, inner, capped=capped)
 
     @property
     def socket(self) -> Path:
@@ -138,7 +149,10 @@ class SocketDir:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove a socket folder; never follows a link inside it."""
+    """Remove a socket folder (unmounting its capped file system first); never follows a link
+    inside it."""
+    with contextlib.suppress(OSError):
+        capfs.unmount(path / INNER)
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -102,13 +102,14 @@ def build_uploaded_bot(folder: Path, *, tag: str, limits: UploadLimits = DEFAULT
                        progress: Callable[[str], None] | None = None,
                        base: str = BASE_IMAGE) -> BotImage:
     """Build an unpacked bot folder into image `tag` in the sandbox builder (no network, time and
-    size caps); raise UploadError with the build's last lines on failure or timeout."""
+    size caps, the checked reading of its Dockerfile, every RUN guarded); raise UploadError with
+    the build's last lines on failure or timeout."""
     manifest = load_upload_manifest(folder)
     if not _is_plain_file(folder / DOCKERFILE):
         raise UploadError(f"no {DOCKERFILE} in the bot's folder; see docs/sandbox.md")
     _check_tree(folder)
-    check_dockerfile(folder / DOCKERFILE)
-    _require_base(base)
+    dockerfile = check_dockerfile(folder / DOCKERFILE)
+    base_id = _require_base(base)
     image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,
                     labels.BOT_VERSION: manifest.version,
                     labels.BOT_LANGUAGE: manifest.language,
@@ -116,7 +117,8 @@ def build_uploaded_bot(folder: Path, *, tag: str, limits: UploadLimits = DEFAULT
     try:
         image_id = run_build(folder, tag=tag, what=f"bot {manifest.name}",
                              timeout_s=limits.build_timeout_s, max_bytes=limits.image_bytes,
-                             buildargs={"BASE": base}, labels=image_labels, progress=progress)
+                             buildargs={"BASE": base_id}, labels=image_labels,
+                             progress=progress, dockerfile=dockerfile, base_image=base_id)
     except BuildError as error:
         raise upload_refusal(error) from None
     return BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
@@ -176,10 +178,11 @@ def _check_tree(folder: Path) -> None:
                                   f"plain file or folder; links are not allowed in uploads")
 
 
-def _require_base(base: str) -> None:
-    """Raise ``BuildError`` when the base image is missing (it is never pulled)."""
+def _require_base(base: str) -> str:
+    """The base image's id (``FROM ${BASE}`` names it by id, so nothing is looked up by name or
+    pulled); ``BuildError`` when it is missing."""
     try:
-        docker_client().api.inspect_image(base)
+        return str(docker_client().api.inspect_image(base)["Id"])
     except Exception as error:
         if getattr(getattr(error, "response", None), "status_code", None) in (400, 404):
             name = base.removesuffix(":latest")

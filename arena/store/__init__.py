@@ -30,6 +30,7 @@ from arena.store.models import (
     MatchRecordRow,
     MatchStatus,
     SeatResult,
+    SeedSource,
     User,
 )
 from arena.store.store import Store, open_store
@@ -48,6 +49,7 @@ __all__ = [
     "MatchStatus",
     "SeatOutcome",
     "SeatResult",
+    "SeedSource",
     "Store",
     "StoreError",
     "UnknownRevision",

@@ -14,7 +14,7 @@ before returning. Call them on a session with no transaction of its own in progr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -40,6 +40,10 @@ class SeatOutcome:
     returns: tuple[float, ...] = ()
     reason: str = "OK"
     forfeited: bool = False
+    forfeits: int = 0
+    """Deals forfeited."""
+    faults: Mapping[str, int] = field(default_factory=dict)
+    """Forfeited deals by reason code."""
     decisions: int = 0
     decision_us_mean: float | None = None
     decision_us_p50: int | None = None
@@ -48,7 +52,8 @@ class SeatOutcome:
 
     def row(self, match_id: str) -> dict[str, Any]:
         """The ``seat_results`` row of this outcome."""
-        return {**asdict(self), "returns": list(self.returns), "match_id": match_id}
+        return {**asdict(self), "returns": list(self.returns), "faults": dict(self.faults),
+                "match_id": match_id}
 
 
 def claim_match(session: Session, match_id: str, owner: str, lease_s: float, *,
@@ -85,6 +90,9 @@ def complete_match(session: Session, match_id: str, owner: str, results: Sequenc
                    records: Sequence[Mapping[str, Any]], *, now: datetime | None = None) -> bool:
     """Write the results, the records (one per deal, in order) and ``done``, as the lease owner.
 
+    Each record is stamped with the match's ``seed_source``: the store, not the runner, knows
+    whether the deal was secret.
+
     False, with nothing written, if ``owner`` does not hold the lease (it expired and another
     worker took it, or the match is already done). Raises ``ValueError`` for results that do
     not give exactly one row per seat of the match with its entrant.
@@ -96,13 +104,14 @@ def complete_match(session: Session, match_id: str, owner: str, results: Sequenc
         if not done:
             session.rollback()
             return False
-        match = session.execute(select(Match.seats, Match.entrants)
+        match = session.execute(select(Match.seats, Match.entrants, Match.seed_source)
                                 .where(Match.id == match_id)).one()
         _check_results(match_id, match.seats, match.entrants, results)
         session.execute(insert(SeatResult), [outcome.row(match_id) for outcome in results])
         if records:
             session.execute(insert(MatchRecordRow), [
-                {"match_id": match_id, "deal": deal, "record": dict(record)}
+                {"match_id": match_id, "deal": deal,
+                 "record": {**record, "seed_source": match.seed_source.value}}
                 for deal, record in enumerate(records)])
         session.commit()
     except IntegrityError:

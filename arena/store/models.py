@@ -5,6 +5,10 @@ seat order (bot version ids) and the rotations to play. Its lease (status, owner
 attempts) is what makes running it idempotent: see ``arena.store.leases``. A match has at most
 one result row per seat and one record per deal, and its id (a string) is the primary key, so
 a match that is run twice cannot be counted twice.
+
+A league's seed secret and its matches' seeds never leave the server before a match is done:
+match ids are random and say nothing of the schedule (its place is kept in columns of its own),
+and ``seed_source`` says whether a match's seed came from the secret or from a seed a user gave.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -54,6 +59,15 @@ class MatchStatus(StrEnum):
     LEASED = "leased"
     DONE = "done"
     VOID = "void"
+
+
+class SeedSource(StrEnum):
+    """Where a match's deal seed comes from: the league's secret, or a seed a user gave."""
+
+    SECRET = "secret"
+    """Derived from the league's random secret: nobody can know the deal before it ends."""
+    GIVEN = "given"
+    """Derived from a seed the user gave (reproducible): anyone who knows it knows the deal."""
 
 
 class BotKind(StrEnum):
@@ -108,6 +122,21 @@ class ApiToken(Base):
     last_used: Mapped[datetime | None] = mapped_column()
 
     user: Mapped[User] = relationship(back_populates="tokens")
+
+
+class WebSession(Base):
+    """A user signed in to the web pages, kept only as the SHA-256 of its cookie's value."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    session_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    """The hex SHA-256 of the random value the browser holds in its cookie."""
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    expires_at: Mapped[datetime] = mapped_column()
+
+    user: Mapped[User] = relationship()
 
 
 class Bot(Base):
@@ -169,6 +198,9 @@ class League(Base):
     deals: Mapped[int] = mapped_column(Integer)
     rounds: Mapped[int] = mapped_column(Integer)
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seed_secret: Mapped[bytes | None] = mapped_column(LargeBinary(64))
+    """The key every deal seed of the league is derived from (random, from the OS), or None
+    for a league made with a given seed (``settings["seed"]``). Never shown."""
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     entrants: Mapped[list[LeagueEntrant]] = relationship(
@@ -202,15 +234,26 @@ class Match(Base):
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
         Index("ix_matches_status_lease_expires", "status", "lease_expires"),
         Index("ix_matches_league_id_status", "league_id", "status"),
+        Index("ix_matches_league_id_position", "league_id", "position"),
     )
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)
-    """The match id: unique, stable, chosen by the scheduler."""
+    """The match id: unique, stable and random (it tells nothing of the league, the schedule
+    or the seed)."""
     league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
     game_id: Mapped[str] = mapped_column(String(100))
     params: Mapped[dict[str, Any]] = mapped_column(default=dict)
     seats: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(Uint64())
+    """The deal seed: server-side only until the match is done."""
+    seed_source: Mapped[SeedSource] = mapped_column(
+        _enum(SeedSource, "seed_source"), default=SeedSource.GIVEN,
+        server_default=SeedSource.GIVEN.value)
+    position: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The match's place in its league's schedule (game in league order, round, table, deal)."""
+    round_index: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    table_index: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    deal_index: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     entrants: Mapped[list[Any]] = mapped_column()
     """Bot version ids in seat order (rotation 0)."""
     rotations: Mapped[list[Any]] = mapped_column()
@@ -254,6 +297,10 @@ class SeatResult(Base):
     returns: Mapped[list[Any]] = mapped_column(default=list)
     """Its return in each deal, in rotation order."""
     forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    forfeits: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Deals it forfeited (VOID_INFRA is no forfeit)."""
+    faults: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    """Its forfeited deals counted by reason code: ``{"CRASH": 2}``."""
     decisions: Mapped[int] = mapped_column(Integer, default=0)
     decision_us_mean: Mapped[float | None] = mapped_column(Float)
     decision_us_p50: Mapped[int | None] = mapped_column(Integer)

@@ -1,19 +1,24 @@
 """From a played duplicate set to the rows ``complete_match`` writes: seat outcomes, records.
 
 A match's seat ``e`` is entrant ``e`` of the set (its seat in rotation 0). Its outcome sums its
-returns over the deals, keeps the worst reason (the first that is not ``OK``), and summarises the
-time of its own decisions over every deal; the acting seat of each decision is found by replaying
-the deal's record.
+returns over the deals, keeps the worst reason (the first that is not ``OK``), counts its
+forfeited deals by reason code (``faults``, ``forfeits``; VOID_INFRA is no forfeit), and
+summarises the time of its own decisions over every deal; the acting seat of each decision is
+found by replaying the deal's record.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from arena.match import DuplicateResult, MatchRecord
 from arena.store.leases import SeatOutcome
+
+VOID_INFRA = "VOID_INFRA"
+"""The reason of a deal the arena failed: no forfeit."""
 
 
 def seat_outcomes(result: DuplicateResult, entrants: Sequence[int]) -> list[SeatOutcome]:
@@ -31,11 +36,13 @@ def seat_outcomes(result: DuplicateResult, entrants: Sequence[int]) -> list[Seat
     outcomes = []
     for entrant, version in zip(result.entrants, entrants, strict=True):
         names = [name for name in entrant.reason_names if name != "OK"]
+        faults = Counter(name for name in names if name != VOID_INFRA)
         own = times[entrant.index]
         outcomes.append(SeatOutcome(
             seat=entrant.index, bot_version_id=version, total_return=entrant.total,
             returns=tuple(entrant.returns), reason=names[0] if names else "OK",
-            forfeited=entrant.forfeits > 0, decisions=len(own),
+            forfeited=entrant.forfeits > 0, forfeits=sum(faults.values()),
+            faults=dict(faults), decisions=len(own),
             decision_us_mean=sum(own) / len(own) if own else None,
             decision_us_p50=percentile(own, 50), decision_us_p95=percentile(own, 95),
             decision_us_max=max(own) if own else None))

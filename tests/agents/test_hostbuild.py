@@ -3,7 +3,11 @@ name the bot, the command and the end of its output."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +104,53 @@ def test_an_empty_build_list_is_a_manifest_error(tmp_path: Path) -> None:
     folder = tmp_path / "bot"
     with pytest.raises(BotConfigError, match="'build' must be a non-empty list"):
         make_bot(folder, "[]", "")
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def gone_soon(pid: int) -> bool:
+    """Wait up to 10 s for the process to end; whether it did."""
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not alive(pid)
+
+
+STRAGGLER = ("mkdir -p bin\nsleep 300 >/dev/null 2>&1 &\necho $! > bin/straggler\n"
+             "echo built\n")
+"""A build that leaves a background process running (as a build daemon would)."""
+
+
+def assert_straggler_stopped(folder: Path) -> None:
+    """The process a ``STRAGGLER`` build in ``folder`` left running ends within 10 s (it is
+    killed either way)."""
+    straggler = int((folder / "bin" / "straggler").read_text())
+    try:
+        assert gone_soon(straggler)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(straggler, signal.SIGKILL)
+
+
+def test_what_a_build_leaves_running_is_stopped(tmp_path: Path) -> None:
+    """A process the build left in the background is killed with the build's group once the
+    build has ended (before, it ran on)."""
+    manifest = make_bot(tmp_path / "bot", '["sh", "build.sh"]', STRAGGLER)
+    ensure_built(manifest)
+    assert_straggler_stopped(tmp_path / "bot")
+
+
+def test_a_build_past_its_time_is_stopped_with_what_it_started(tmp_path: Path) -> None:
+    """A build over its time limit is stopped, and so is the process it left running (before,
+    only the build's own process was)."""
+    manifest = make_bot(tmp_path / "bot", '["sh", "build.sh"]', STRAGGLER + "sleep 300\n")
+    with pytest.raises(BotConfigError, match="ran past 1 s and was stopped"):
+        ensure_built(manifest, timeout_s=1)
+    assert_straggler_stopped(tmp_path / "bot")

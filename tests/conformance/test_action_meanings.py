@@ -32,8 +32,8 @@ from arena.games.chiamata_auction import BID_4_OBBLIGATO, BID_POINTS, BID_RANK, 
 from arena.games.chiamata_auction import PASS as CHIAMATA_PASS
 from arena.games.params import ParamValue
 from arena.games.scopa_captures import capture_action, take_all_action
+from arena.games.testing import check_resample, pick_stops, states_at, where
 
-from .checks import check_resample, where
 from .harness import (
     CONFIG_IDS,
     CONFIGS,
@@ -43,11 +43,9 @@ from .harness import (
     Config,
     config_id,
     make_game,
-    pick_stops,
     playout,
     profile,
     seeds_within,
-    states_at,
 )
 
 SWEEP_DECISIONS = 1000

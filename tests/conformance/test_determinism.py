@@ -11,21 +11,17 @@ import sys
 import pytest
 
 from arena.games import State
+from arena.games.testing import digest, pick_stops, replay, snapshot, states_at
 
 from . import harness
-from .checks import snapshot
 from .harness import (
     CONFIG_IDS,
     CONFIGS,
     Config,
     config_id,
-    digest,
     make_game,
-    pick_stops,
     playout,
     records_of,
-    replay,
-    states_at,
 )
 
 SEEDS = range(4)

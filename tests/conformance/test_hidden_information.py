@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import Observation, State
+from arena.games.testing import check_resample, pick_stops, states_at
 
-from .checks import check_resample
 from .harness import (
     CONFIG_IDS,
     CONFIGS,
@@ -25,10 +25,8 @@ from .harness import (
     Config,
     config_id,
     make_game,
-    pick_stops,
     playout,
     profile,
-    states_at,
 )
 
 STOP_CAP = 150

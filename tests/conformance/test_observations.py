@@ -10,9 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import Observation, State
+from arena.games.testing import (
+    check_no_foreign_cards,
+    check_observation,
+    pick_stops,
+    serialized,
+    states_at,
+)
 
-from .checks import check_no_foreign_cards, check_observation, serialized
-from .harness import CONFIG_IDS, CONFIGS, Config, make_game, pick_stops, playout, states_at
+from .harness import CONFIG_IDS, CONFIGS, Config, make_game, playout
 
 STOPS_PER_PLAYOUT = 4
 

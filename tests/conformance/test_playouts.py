@@ -11,25 +11,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import EventKind
-
-from .checks import (
-    WON_KINDS,
+from arena.games.testing import (
     check_clone,
     check_final_returns,
     check_hand_accounting,
     check_illegal_rejected,
     check_legal_set,
+    pick_stops,
+    replay,
+    states_at,
 )
+from arena.games.testing.checks import WON_KINDS
+
 from .harness import (
     CONFIG_IDS,
     CONFIGS,
     Config,
     make_game,
-    pick_stops,
     playout,
-    replay,
     seeds_within,
-    states_at,
 )
 
 SWEEP_DECISIONS = 6000

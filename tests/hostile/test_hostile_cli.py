@@ -36,7 +36,13 @@ def test_a_bot_that_does_not_start_is_named_in_one_line(bot: str, line: str, sea
     result = run("play", "briscola", "--seed", "5", "--json", *args)
     assert result.exit_code == 1
     folder = (BOTS / bot).resolve()
-    assert result.stderr.splitlines() == [line.format(seat=seat, folder=folder)]
+    lines = result.stderr.splitlines()
+    assert lines[0] == line.format(seat=seat, folder=folder)
+    if bot == "crash-at-start":  # then the end of what it printed: its traceback's last line
+        assert lines[1] == f"seat {seat} crash-at-start (bot): its last output:"
+        assert lines[-1].startswith("  FileNotFoundError: ")
+    else:
+        assert len(lines) == 1
     record = json.loads(result.stdout)
     assert record["reasons"][seat] == "INIT_ERROR" and record["reasons"][1 - seat] == "OK"
     assert len(record["returns"]) == 2 and sum(record["returns"]) == 0

@@ -1,6 +1,6 @@
 """Celery workers keep their process bots between matches and leave none behind when they end:
 after a warm shutdown (SIGTERM) the worker stops them itself, after SIGKILL its pool's watchdog
-does.
+does; no kept instance is ever shown one deal twice.
 
 Real workers (``python -m arena.league.worker``), a private Redis, SQLite and PostgreSQL, as in
 ``test_celery_faults``; without ``redis-server`` these tests skip, except under ``CI=true``.
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agents.botkit import make_bot
+from agents.spy import deals_per_instance, shown_twice, spy_folder, streams
 from store.conftest import pg_cluster  # noqa: F401 - the fixture
 
 from arena.league.dispatch import dispatch_league
@@ -45,16 +45,21 @@ def wait_no_bot(folder: Path) -> list[int]:
 def test_a_worker_keeps_its_bot_and_leaves_none_behind(
         stop: signal.Signals, workdir: Path, workers: Workers, db: str,  # noqa: F811
         redis_server: RedisServer) -> None:  # noqa: F811
-    """A worker plays a league's matches with one process of the bot, kept between them;
-    stopped (warm shutdown) or killed, it leaves no bot process behind."""
-    folder = make_bot(workdir / "bot")
+    """A worker plays a league's matches with two processes of the bot (one per rotation),
+    kept between them, each shown every deal once; stopped (warm shutdown) or killed, it leaves
+    no bot process behind."""
+    log = workdir / "spy.log"
+    folder = spy_folder(workdir / "spy", log)
     new_league(db, [str(folder), "random"], deals=3)
     worker = workers.start()
     workers.wait_ready(0)
     counts = dispatch_league(db, "faults", redis_server.url, deadline_guard(lambda _: None))
     assert counts.done == counts.total == 3
-    assert_played_once(db)
-    assert len(bot_processes(folder)) == 1
+    played = assert_played_once(db)
+    assert len(bot_processes(folder)) == 2
+    deals = deals_per_instance(streams(log.read_text()), [match.seed for match in played])
+    assert sorted(len(shown) for shown in deals.values()) == [3, 3]
+    assert shown_twice(deals) == {}
     os.kill(worker.pid, stop)
     worker.wait(timeout=LEAGUE_TIMEOUT_S)
     assert wait_no_bot(folder) == []

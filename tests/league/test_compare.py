@@ -1,23 +1,32 @@
-"""Comparisons: t intervals over duplicate sets, Wilson win rates, head to head, decision times."""
+"""Comparisons: t intervals over duplicate sets, Wilson win rates, Holm-corrected tests, head to
+head, decision times."""
 
 from dataclasses import replace
 
 import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from arena.agents.seats import PolicySeat
 from arena.games import load_game
 from arena.league.compare import (
+    MIN_SETS,
     SetScore,
+    adjust_p_values,
     bot_decision_times,
     bot_summaries,
+    check_correction,
     compare_pairs,
+    correct,
     decision_seats,
+    family_size,
     head_to_head,
+    mean_test,
+    pair_comparison,
     percentile,
     result_deals,
     set_score,
     t_interval,
-    t_quantile,
     time_stats,
     wilson_interval,
 )
@@ -30,24 +39,78 @@ def sets(game: str, bots: tuple[str, ...], rows: list[tuple[float, ...]]) -> lis
     return [SetScore(game, bots, row) for row in rows]
 
 
-@pytest.mark.parametrize(("df", "expected"), [(1, 12.7062047), (2, 4.3026527), (9, 2.2621572),
-                                              (30, 2.0422725), (10_000, 1.9602012)])
-def test_t_quantiles_match_the_tables(df: int, expected: float) -> None:
-    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-6)
+KNOWN = [0.8, -0.3, 1.9, 0.4, 1.1, -0.6, 2.2, 0.9]
+"""Known per-set differences: mean 0.8, sample deviation 0.9885..."""
+
+
+def test_t_interval_and_p_value_match_scipy_on_known_data() -> None:
+    test = mean_test(KNOWN)
+    reference = stats.ttest_1samp(KNOWN, 0.0)
+    low, high = reference.confidence_interval(confidence_level=0.95)
+    assert (test.interval.low, test.interval.high) == pytest.approx((low, high), abs=1e-12)
+    assert test.p_value == pytest.approx(reference.pvalue, abs=1e-12)
+    half = 2.3646243 * stats.tstd(KNOWN) / len(KNOWN) ** 0.5
+    assert (test.interval.low, test.interval.high) == pytest.approx((0.8 - half, 0.8 + half),
+                                                                    abs=1e-6)
+    assert t_interval(KNOWN) == test.interval and test.not_enough_data == ""
 
 
 def test_wilson_interval_known_values() -> None:
     interval = wilson_interval(7, 10)
     assert (interval.low, interval.high) == pytest.approx((0.3967781, 0.8922087), abs=1e-6)
     assert wilson_interval(0, 20).low == 0.0 and wilson_interval(20, 20).high == 1.0
-    assert wilson_interval(0, 0).to_list() == [0.0, 1.0]
+    assert wilson_interval(3, MIN_SETS - 1) is None and wilson_interval(0, 0) is None
 
 
-def test_t_interval_is_mean_plus_minus_t_times_standard_error() -> None:
-    interval = t_interval([1.0, 2.0, 3.0, 4.0])
-    half = t_quantile(0.975, 3) * (5 / 3 / 4) ** 0.5
-    assert (interval.low, interval.high) == pytest.approx((2.5 - half, 2.5 + half))
-    assert t_interval([1.0]) is None
+def test_zero_variance_over_three_sets_is_not_significant() -> None:
+    a_b = compare_pairs(sets("g", ("a", "b"), [(1.0, -1.0)] * 3))["g", "a", "b"]
+    assert a_b.mean_difference == 2.0 and a_b.wins == 3
+    assert a_b.difference_ci is None and a_b.p_value is None and not a_b.significant
+    assert a_b.not_enough_data == f"fewer than {MIN_SETS} sets"
+    assert a_b.win_ci is None
+
+
+def test_zero_variance_over_many_sets_gives_no_interval() -> None:
+    a_b = compare_pairs(sets("g", ("a", "b"), [(1.0, -1.0)] * 12))["g", "a", "b"]
+    assert a_b.difference_ci is None and not a_b.significant and not a_b.tested
+    assert a_b.not_enough_data == "no variance"
+    assert a_b.to_dict()["not_enough_data"] == "no variance"
+    assert a_b.win_ci is not None and a_b.win_ci.low > 0.5
+
+
+def test_too_few_sets_give_no_interval_even_when_they_vary() -> None:
+    test = mean_test([3.0, 1.0, 2.0, 5.0])
+    assert test.interval is None and test.p_value is None
+    assert test.not_enough_data == f"fewer than {MIN_SETS} sets"
+    assert mean_test([3.0, 1.0, 2.0, 5.0, 4.0]).interval is not None
+
+
+def test_holm_over_a_family_changes_a_borderline_verdict() -> None:
+    borderline = [0.9, -0.2, 1.4, 0.3, 1.1, -0.4, 1.2, 0.6]
+    alone = pair_comparison("g", "a", "b", borderline)
+    assert 0.01 < alone.p_value < 0.05 and alone.significant
+    rows = [(x, -x, 0.0) for x in borderline]
+    null = [0.5, -0.7, 0.2, -0.1, 0.6, -0.4, 0.3, -0.5]
+    scores = sets("g", ("a", "b", "c"), rows) + sets("h", ("a", "b"),
+                                                     [(x, -x) for x in null])
+    pairs = compare_pairs(scores)
+    a_b = pairs["g", "a", "b"]
+    assert a_b.p_value == pytest.approx(alone.p_value) and a_b.correction == "holm"
+    family = [pair.p_value for key, pair in pairs.items() if key[1] < key[2]]
+    assert family_size(pairs.values()) == len(family) == 4
+    _, expected, _, _ = multipletests(family, method="holm")
+    assert sorted(pair.adjusted_p for key, pair in pairs.items() if key[1] < key[2]) == \
+        pytest.approx(sorted(expected))
+    assert a_b.adjusted_p > 0.05 and not a_b.significant
+    assert pairs["g", "b", "a"].adjusted_p == a_b.adjusted_p
+    unadjusted = correct(pairs, "none")["g", "a", "b"]
+    assert unadjusted.adjusted_p == unadjusted.p_value and unadjusted.significant
+
+
+def test_unknown_corrections_are_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown multiple-comparison correction 'holmes'"):
+        check_correction("holmes")
+    assert adjust_p_values([0.01, 0.04], "bonferroni") == pytest.approx([0.02, 0.08])
 
 
 def test_a_bot_that_always_wins_is_significantly_better() -> None:
@@ -76,7 +139,7 @@ def test_symmetric_results_give_an_interval_covering_zero() -> None:
 def test_one_set_gives_no_interval_and_no_significance() -> None:
     a_b = compare_pairs(sets("g", ("a", "b"), [(3.0, -3.0)]))["g", "a", "b"]
     assert a_b.difference_ci is None and not a_b.significant
-    assert a_b.to_dict()["difference_ci"] is None
+    assert a_b.to_dict()["difference_ci"] is None and a_b.to_dict()["win_ci"] is None
 
 
 def test_copies_of_a_bot_are_averaged_and_the_matrix_is_antisymmetric() -> None:
@@ -101,7 +164,8 @@ def test_bot_summaries_pool_the_share_of_opponents_beaten() -> None:
     assert summaries["misere", "a"].win_rate == 1.0
     assert summaries["misere", "b"].win_rate == pytest.approx(0.25)
     assert summaries["misere", "a"].mean_return == 2.0
-    assert summaries["misere", "a"].return_ci.low == summaries["misere", "a"].return_ci.high
+    assert summaries["misere", "a"].return_ci is None
+    assert summaries["misere", "a"].win_ci is None
     assert summaries["misere", "b"].to_dict()["sets"] == 2
 
 
@@ -119,7 +183,7 @@ def test_a_scheduled_league_finds_the_stronger_policy_significantly_better() -> 
     game = load_game("briscola", 2, {})
     policies = {"h1": "heuristic", "h2": "heuristic", "r": "random"}
     scores = []
-    for match in schedule_game("briscola", list(policies), 2, deals=4, rounds=2, seed=1):
+    for match in schedule_game("briscola", list(policies), 2, deals=8, rounds=2, seed=1):
         seats = [PolicySeat(policies[bot]) for bot in match.seats]
         score = set_score(match.seats, run_duplicate(game, match.seed, seats,
                                                      rotations=match.rotations))

@@ -48,12 +48,12 @@ def bot_processes(folder: Path) -> list[int]:
     return pids
 
 
-def played(store: Store, league_id: int) -> dict[str, Any]:
-    """Each match of a league (by its id without the league's) with its seat results and its
+def played(store: Store, league_id: int) -> dict[int, Any]:
+    """Each match of a league (by its place in the schedule) with its seat results and its
     records without their times and captured output."""
     with store.session() as session:
         matches = session.scalars(select(Match).where(Match.league_id == league_id)).all()
-        out: dict[str, Any] = {}
+        out: dict[int, Any] = {}
         for match in matches:
             results = session.execute(select(
                 SeatResult.seat, SeatResult.bot_version_id, SeatResult.total_return,
@@ -62,7 +62,7 @@ def played(store: Store, league_id: int) -> dict[str, Any]:
                 .order_by(SeatResult.seat)).all()
             records = session.scalars(select(MatchRecordRow.record).where(
                 MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal)).all()
-            out[match.id.split("/", 1)[1]] = (
+            out[match.position] = (
                 [tuple(row[2:]) for row in results], [untimed(record) for record in records])
         session.commit()
     return out
@@ -83,8 +83,8 @@ def test_kept_bots_store_what_fresh_bots_store(store: Store, store_url: str,
     folder = make_bot(tmp_path / "bot")
     bots = [str(folder), "random", "heuristic"]
     games = ["briscola", "scopa"]
-    fresh = create_league(store, "fresh", bots, games)
-    kept = create_league(store, "kept", bots, games)
+    fresh = create_league(store, "fresh", bots, games, seed=0)
+    kept = create_league(store, "kept", bots, games, seed=0)
     first = run_league(store_url, "fresh", workers=2, reuse_bots=False)
     assert first.status is not None and first.status.finished
     assert bot_processes(folder) == []

@@ -50,7 +50,10 @@ def test_create_run_status_leaderboard_report(app: typer.Typer, store_url: str,
                                                          "random (policy)"}
     one = json.loads(runner.invoke(app, ["leaderboard", "--game", "briscola", "--json",
                                          "--db", store_url]).output)
-    assert list(one) == ["games"] and list(one["games"]) == ["briscola"]
+    assert "overall" not in one and list(one["games"]) == ["briscola"]
+    assert one["left_out"] == {"briscola": {"void_sets": 0, "void_deals": 0, "reason": None}}
+    assert {row["forfeits"] for row in one["games"]["briscola"]} == {0}
+    assert {json.dumps(row["faults"]) for row in one["games"]["briscola"]} == {"{}"}
     out = tmp_path / "report"
     report = runner.invoke(app, ["report", "cup", "--out", str(out), "--db", store_url])
     assert report.exit_code == 0, report.output
@@ -60,12 +63,19 @@ def test_create_run_status_leaderboard_report(app: typer.Typer, store_url: str,
                                 store_url])
     assert quiet.output.strip().splitlines() == [
         f"report written to {out / 'report.html'} (and report.md, plots beside it)"]
+    assert "Holm" in (out / "report.md").read_text(encoding="utf-8")
+    bonferroni = runner.invoke(app, ["report", "cup", "--quiet", "--correction", "bonferroni",
+                                     "--out", str(out), "--db", store_url])
+    assert bonferroni.exit_code == 0, bonferroni.output
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "Bonferroni" in markdown and "Holm" not in markdown
 
 
 @pytest.mark.parametrize("args", [
     ["league", "run", "nosuch"],
     ["league", "status", "nosuch"],
     ["report", "nosuch"],
+    ["report", "cup", "--correction", "tukey"],
     ["leaderboard", "--game", "briscola"],
     ["league", "create", "x", "--bot", "random", "--bot", "./no/such/bot"],
 ])

@@ -23,7 +23,7 @@ from arena.league.create import (
     create_league,
     folder_fingerprint,
 )
-from arena.league.schedule import schedule_game
+from arena.league.schedule import deal_seed, schedule_game, seed_key
 from arena.league.status import league_languages
 from arena.match.timecontrol import TimeControl
 from arena.store import (
@@ -33,6 +33,7 @@ from arena.store import (
     LeagueEntrant,
     Match,
     MatchStatus,
+    SeedSource,
     Store,
 )
 
@@ -73,14 +74,18 @@ def test_rows_match_the_schedule(store: Store) -> None:
         assert league_languages(session, league) == {
             "heuristic (policy)": "python", "random (policy)": "python", "random": "python"}
         ids = [version.id for version in versions]
-        rows = {match.id: match for match in session.scalars(
-            select(Match).where(Match.league_id == league_id))}
+        rows = list(session.scalars(select(Match).where(Match.league_id == league_id)
+                                    .order_by(Match.position)))
+        assert [row.position for row in rows] == list(range(len(rows)))
         expected = 0
         for game_id in league.games:
             game = load_game(game_id)
             for scheduled in schedule_game(game_id, ids, game.num_players, 2, 2, 7,
                                            teams=game.teams() or None):
-                row = rows[f"{league_id}/{scheduled.key}"]
+                row = rows[expected]
+                assert (row.round_index, row.table_index, row.deal_index) == (
+                    scheduled.round, scheduled.table, scheduled.deal)
+                assert row.seed_source is SeedSource.GIVEN
                 assert row.game_id == game_id
                 assert row.seats == game.num_players
                 assert row.seed == scheduled.seed
@@ -137,7 +142,12 @@ def test_cli_create_and_bad_input(store_url: str) -> None:
     made = runner.invoke(app, ["league", "create", "cup", "--bot", "random", "--bot",
                                "heuristic", "--games", "briscola,scopa", "--db", store_url])
     assert made.exit_code == 0, made.output
-    assert "2 games, 2 matches" in made.output
+    assert "2 games, 2 matches, secret deals" in made.output
+    given = runner.invoke(app, ["league", "create", "open", "--bot", "random", "--bot",
+                                "heuristic", "--games", "briscola", "--seed", "5",
+                                "--db", store_url])
+    assert given.exit_code == 0, given.output
+    assert "deals from seed 5 (reproducible, not secret)" in given.output
     taken = runner.invoke(app, ["league", "create", "cup", "--bot", "random", "--bot",
                                 "heuristic", "--db", store_url])
     assert taken.exit_code == 2
@@ -150,10 +160,80 @@ def test_replace_deletes_the_old_league_and_its_results(store: Store, store_url:
     from arena.store import SeatResult
 
     old_id = create_league(store, "cup", ["random", "heuristic"], ["briscola"])
-    assert run_match(f"{old_id}/briscola/r0/t0/d0", store_url=store_url) == DONE
+    with store.session() as session:
+        old_match = session.scalars(select(Match.id).where(Match.league_id == old_id)).one()
+        session.commit()
+    assert run_match(old_match, store_url=store_url) == DONE
     new_id = create_league(store, "cup", ["random", "heuristic"], ["scopa"], replace=True)
     with store.session() as session:
         assert session.scalars(select(League.id)).all() == [new_id]
         assert session.scalars(select(Match.game_id)).all() == ["scopa"]
         assert session.scalar(select(func.count()).select_from(SeatResult)) == 0
         session.commit()
+
+
+def _matches(store: Store, league_id: int) -> list[Match]:
+    """A league's match rows in schedule order."""
+    with store.session() as session:
+        rows = list(session.scalars(select(Match).where(Match.league_id == league_id)
+                                    .order_by(Match.position)))
+        session.commit()
+    return rows
+
+
+def test_a_league_without_a_seed_has_a_secret_and_opaque_ids(store: Store) -> None:
+    """Two leagues created alike get different secrets, seeds and ids; no id says where its
+    match sits, and every match is marked secret."""
+    first = create_league(store, "one", ["random", "heuristic"], ["briscola", "scopa"],
+                          deals=3, rounds=2)
+    second = create_league(store, "two", ["random", "heuristic"], ["briscola", "scopa"],
+                           deals=3, rounds=2)
+    with store.session() as session:
+        secrets_ = [session.get_one(League, league).seed_secret for league in (first, second)]
+        settings = [session.get_one(League, league).settings for league in (first, second)]
+        session.commit()
+    assert all(secret is not None and len(secret) == 32 for secret in secrets_)
+    assert secrets_[0] != secrets_[1]
+    assert all("seed" not in setting for setting in settings)
+    one, two = _matches(store, first), _matches(store, second)
+    assert [(m.game_id, m.round_index, m.table_index, m.deal_index) for m in one] == [
+        (m.game_id, m.round_index, m.table_index, m.deal_index) for m in two]
+    assert not {m.seed for m in one} & {m.seed for m in two}
+    assert len({m.seed for m in one}) == len(one)
+    ids = [m.id for m in one + two]
+    assert len(set(ids)) == len(ids)
+    for match in one + two:
+        assert match.seed_source is SeedSource.SECRET
+        assert len(match.id) == 16 and int(match.id, 16) >= 0
+        assert "/" not in match.id and match.game_id not in match.id
+        assert str(match.seed) not in match.id and f"{match.seed:x}" not in match.id
+    secret = secrets_[0]
+    assert secret is not None
+    for match in one:
+        assert match.seed == deal_seed(secret, match.game_id, match.round_index,
+                                       match.table_index, match.deal_index)
+
+
+def test_a_given_seed_is_reproducible_and_marked_not_secret(store: Store) -> None:
+    """The same seed gives the same deals in two leagues (ids still random), marked given."""
+    first = create_league(store, "a", ["random", "heuristic"], ["briscola"], deals=2, seed=0)
+    second = create_league(store, "b", ["random", "heuristic"], ["briscola"], deals=2, seed=0)
+    one, two = _matches(store, first), _matches(store, second)
+    assert [m.seed for m in one] == [m.seed for m in two]
+    assert not {m.id for m in one} & {m.id for m in two}
+    assert {m.seed_source for m in one + two} == {SeedSource.GIVEN}
+    with store.session() as session:
+        league = session.get_one(League, first)
+        assert (league.seed_secret, league.settings["seed"]) == (None, 0)
+        session.commit()
+    assert [m.seed for m in one] == [deal_seed(seed_key(0), "briscola", 0, 0, d)
+                                     for d in range(2)]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, True, "7"])
+def test_a_bad_seed_is_one_clear_error(store: Store, seed: object) -> None:
+    before = table_counts(store)
+    with pytest.raises(LeagueError, match="the seed must be an integer"):
+        create_league(store, "bad", ["random", "heuristic"], ["briscola"],
+                      seed=seed)  # type: ignore[arg-type]
+    assert table_counts(store) == before

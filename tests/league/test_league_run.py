@@ -218,8 +218,10 @@ def wait_for_running(store: Store, league_id: int, program: subprocess.Popen[byt
 def test_an_expired_lease_is_swept_and_played(store: Store, store_url: str) -> None:
     """A match left leased by a worker that died is played once its lease has run out."""
     league_id = create_league(store, "swept", ["random", "heuristic"], ["briscola", "scopa"])
-    ghost = f"{league_id}/scopa/r0/t0/d0"
     with store.session() as session:
+        ghost = session.scalars(select(Match.id).where(Match.league_id == league_id,
+                                                      Match.game_id == "scopa")).one()
+        session.commit()
         assert claim_match(session, ghost, "ghost", 60, now=utc_now() - timedelta(minutes=5))
     summary = run_league(store_url, "swept", workers=2)
     assert summary.outcomes == {DONE: 2}

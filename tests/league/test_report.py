@@ -16,6 +16,8 @@ from arena.games import load_game
 from arena.league.compare import (
     bot_decision_times,
     compare_pairs,
+    correct,
+    family_size,
     result_deals,
     set_score,
     time_stats,
@@ -69,10 +71,16 @@ def report(played: list[PlayedSet[str]]) -> LeagueReport[str]:
 def test_numbers_match_compare_and_ratings(played: list[PlayedSet[str]],
                                            report: LeagueReport[str]) -> None:
     assert [game.game for game in report.games] == [game_id for game_id, *_ in GAMES]
+    family = {}
+    for game_report in report.games:
+        scores = [set_score(m.seats, r) for m, r in played if m.game == game_report.game]
+        family.update(compare_pairs((score for score in scores if score is not None), "none"))
+    comparisons = correct(family, "holm")
+    assert report.correction == "holm" and report.to_dict()["correction"] == "holm"
+    assert report.comparisons == family_size(family.values()) == report.to_dict()["comparisons"]
+    assert 0 < report.comparisons <= len(family) // 2
     for game_report in report.games:
         sets = [(m, r) for m, r in played if m.game == game_report.game]
-        scores = [set_score(m.seats, r) for m, r in sets]
-        comparisons = compare_pairs(score for score in scores if score is not None)
         assert game_report.sets == len(sets) and game_report.void_sets == 0
         for pair in game_report.pairs:
             assert pair == comparisons[game_report.game, pair.bot, pair.other]
@@ -127,6 +135,20 @@ def test_a_void_set_counts_for_no_one(played: list[PlayedSet[str]]) -> None:
     game = build_report([(match, void), *played[1:]]).games[0]
     assert (game.sets, game.void_sets) == (len(played_of(played, match.game)) - 1, 1)
     assert "1 void" in render_markdown(build_report([(match, void), *played[1:]]))
+
+
+def test_every_table_of_a_game_says_what_it_left_out(played: list[PlayedSet[str]]) -> None:
+    """With a void set, the ratings, pairs and head-to-head tables each say how many deals they
+    left out and why; the decision-time tables say they leave out the substitute's moves."""
+    match, result = played[0]
+    void = replace(result, deals=(replace(result.deals[0], void="arena failure"),
+                                  *result.deals[1:]))
+    report = build_report([(match, void), *played[1:]])
+    section = render_markdown(report).split(f"## {match.game}", 1)[1].split("\n## ", 1)[0]
+    deals = len(result.deals)
+    left_out = f"left out: {deals} deals of 1 void sets (VOID\\_INFRA"
+    assert section.count(left_out) >= 3, section
+    assert "Left out: the moves a random substitute made" in section
 
 
 def played_of(played: list[PlayedSet[str]], game: str) -> list[PlayedSet[str]]:

@@ -1,5 +1,8 @@
 """Schedules: balanced tables for every (bots, seats), duplicate rotations, stable seeds."""
 
+import hashlib
+import hmac
+import secrets
 from collections import Counter
 from itertools import combinations
 from math import comb
@@ -12,10 +15,11 @@ from arena.league.schedule import (
     ScheduledMatch,
     ScheduleError,
     block_design,
+    deal_seed,
     is_balanced,
-    match_seed,
     rotation_period,
     schedule_game,
+    seed_key,
     tables,
 )
 
@@ -124,11 +128,13 @@ def test_odd_rounds_reverse_the_seat_order() -> None:
 
 
 def test_seeds_are_stable_distinct_and_depend_on_every_part() -> None:
-    assert match_seed(1, "briscola", 0, 0, 0) == match_seed(1, "briscola", 0, 0, 0)
-    variants = {match_seed(1, "briscola", 0, 0, 0), match_seed(2, "briscola", 0, 0, 0),
-                match_seed(1, "scopa", 0, 0, 0), match_seed(1, "briscola", 1, 0, 0),
-                match_seed(1, "briscola", 0, 1, 0), match_seed(1, "briscola", 0, 0, 1)}
-    assert len(variants) == 6
+    key = seed_key(1)
+    assert deal_seed(key, "briscola", 0, 0, 0) == deal_seed(key, "briscola", 0, 0, 0)
+    variants = {deal_seed(key, "briscola", 0, 0, 0), deal_seed(seed_key(2), "briscola", 0, 0, 0),
+                deal_seed(key, "scopa", 0, 0, 0), deal_seed(key, "briscola", 1, 0, 0),
+                deal_seed(key, "briscola", 0, 1, 0), deal_seed(key, "briscola", 0, 0, 1),
+                deal_seed(key, "briscola", 1, 1, 0), deal_seed(key, "briscola", 11, 0, 0)}
+    assert len(variants) == 8
     matches = schedule_game("misere", names(6), 4, deals=3, rounds=2, seed=9)
     assert len({m.seed for m in matches}) == len(matches)
     assert len({m.key for m in matches}) == len(matches)
@@ -147,3 +153,34 @@ def test_bad_input_is_one_clear_error(bots: list[str], seats: int, deals: int, r
                                       words: str) -> None:
     with pytest.raises(ScheduleError, match=words):
         schedule_game("g", bots, seats, deals, rounds, 0)
+
+
+def test_a_deal_seed_is_the_hmac_of_its_place_under_the_league_key() -> None:
+    """The documented derivation: HMAC-SHA256(key, domain, game, round, table, deal), 8 bytes."""
+    secret = bytes(range(32))
+    message = b"card-arena deal seed v1\0briscola\x003\x001\x002"
+    expected = int.from_bytes(hmac.digest(secret, message, hashlib.sha256)[:8], "big")
+    assert deal_seed(secret, "briscola", 3, 1, 2) == expected
+    assert seed_key(7) == (7).to_bytes(8, "big")
+    assert seed_key(secret) == secret
+
+
+def test_a_secret_schedule_differs_from_every_other_and_from_any_small_seed() -> None:
+    """Two secrets give unrelated seeds; none of them is what a guessed seed would give."""
+    first, second = secrets.token_bytes(32), secrets.token_bytes(32)
+    one = schedule_game("briscola", names(3), 2, deals=2, rounds=1, seed=first)
+    two = schedule_game("briscola", names(3), 2, deals=2, rounds=1, seed=second)
+    assert [m.key for m in one] == [m.key for m in two]
+    assert not {m.seed for m in one} & {m.seed for m in two}
+    guessed = {m.seed for guess in range(200)
+               for m in schedule_game("briscola", names(3), 2, deals=2, rounds=1, seed=guess)}
+    assert not {m.seed for m in one} & guessed
+
+
+@pytest.mark.parametrize(("seed", "words"), [
+    (b"short", "at least 16 bytes"), (-1, "an integer 0.."), (2**64, "an integer 0.."),
+    (True, "an integer 0.."),
+])
+def test_a_bad_league_key_is_one_clear_error(seed: int | bytes, words: str) -> None:
+    with pytest.raises(ScheduleError, match=words):
+        schedule_game("g", ["a", "b"], 2, 1, 1, seed)

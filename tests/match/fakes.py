@@ -95,21 +95,24 @@ class ScriptAgent(Agent):
 
 
 class FakeSeat:
-    """A seat spec that hands out one given agent."""
+    """A seat spec that hands out the given agents in turn (one per rotation)."""
 
-    def __init__(self, agent: Agent) -> None:
-        """Keep the agent."""
-        self.agent = agent
+    def __init__(self, *agents: Agent) -> None:
+        """Keep the agents."""
+        self.agents = list(agents)
+        self.made = 0
 
     @property
     def label(self) -> str:
-        """The agent's label."""
-        return self.agent.label
+        """The agents' label."""
+        return self.agents[0].label
 
     def check(self, game: Game) -> None:
         """Any game will do."""
 
     def create_agent(self) -> Agent:
-        """The given agent."""
-        return self.agent
+        """The next given agent (the last one again once all are given)."""
+        agent = self.agents[min(self.made, len(self.agents) - 1)]
+        self.made += 1
+        return agent
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sysconfig
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from typer.testing import CliRunner, Result
 from arena.cli import app, seat_option_order
 from arena.match import MatchRecord, replay
 from arena.match.results import read_records
+from tests.interrupts import arena_play, wait_while_running
 
 runner = CliRunner()
 
@@ -89,7 +87,8 @@ def test_a_bot_that_fails_to_start_forfeits_with_one_clear_line(tmp_path: Path) 
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "seat 0 scripted (bot): INIT_ERROR: the bot exited with status 4 before listening on "
-        "its socket"]
+        "its socket", "seat 0 scripted (bot): its last output:",
+        "  scripted bot: failing at start"]
     assert [row[2] for row in score_rows(result.stdout)] == ["INIT_ERROR", "OK"]
     assert "Traceback" not in result.output
 
@@ -143,24 +142,51 @@ def test_a_duplicate_set_is_shown_saved_and_replayed(tmp_path: Path) -> None:
 def test_sigterm_stops_the_bots_before_the_arena_ends(tmp_path: Path, temp_root: Path) -> None:
     pid_file = tmp_path / "bot.pid"
     bot = make_bot(tmp_path / "bot", "--faults", "1:hang", "--pid-file", str(pid_file))
-    arena = Path(sysconfig.get_path("scripts")) / "arena"
-    process = subprocess.Popen([str(arena), "play", "briscola", "--bot", str(bot), "--policy",
-                                "random"],
-                               env={**os.environ, "TMPDIR": str(temp_root)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while not pid_file.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with arena_play("briscola", "--bot", str(bot), "--policy", "random",
+                    temp_root=temp_root) as process:
+        wait_while_running(process, pid_file.exists)
         assert pid_file.exists(), "the bot did not start"
         bot_pid = int(pid_file.read_text(encoding="utf-8"))
         process.send_signal(signal.SIGTERM)
         process.wait(60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert process.returncode == -signal.SIGTERM
     with pytest.raises(ProcessLookupError):
         os.kill(bot_pid, 0)
     assert list(temp_root.iterdir()) == []
+
+
+HOSTILE_NOTE = "\x1b]0;owned\x07<b>ace\u202e"
+"""A debug note that would retitle a terminal, look like markup and flip the text."""
+
+
+def test_debug_notes_are_shown_escaped_in_play_and_replay(tmp_path: Path) -> None:
+    bot = make_bot(tmp_path / "bot", "--note", HOSTILE_NOTE)
+    saved = tmp_path / "match.json"
+    played = run("play", "briscola", "--seed", "3", "--bot", str(bot), "--policy", "random",
+                 "--save", str(saved))
+    assert played.exit_code == 0, played.output
+    shown = "\\x1b]0;owned\\x07<b>ace\\u202e"
+    for output in (played.stdout, run("replay", str(saved)).stdout):
+        assert "Bot notes" in output
+        notes = [line for line in output.splitlines() if line.startswith("  decision ")]
+        assert len(notes) == 20
+        assert all(line.endswith(f": {shown}") and " · seat 0 · played " in line
+                   for line in notes), notes[:2]
+        assert "\x1b" not in output and "\u202e" not in output
+
+
+def test_a_bot_that_dies_before_listening_shows_its_last_output(tmp_path: Path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "broken"\nversion = "0.1"\nlanguage = "python"\n'
+        'command = ["python", "bot.py"]\ngames = ["*"]\n', encoding="utf-8")
+    (folder / "bot.py").write_text("import os\ndef broken(:\n    pass\n", encoding="utf-8")
+    result = run("play", "briscola", "--bot", str(folder), "--policy", "random")
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("seat 0 broken (bot): INIT_ERROR: the bot exited with status 1 "
+                               "before listening")
+    assert lines[1] == "seat 0 broken (bot): its last output:"
+    assert lines[-1] == "  SyntaxError: invalid syntax"
+    assert any("def broken(:" in line for line in lines[2:])

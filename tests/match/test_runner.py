@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from arena.agents import PolicySeat
+from arena.agents import AgentExit, PolicySeat
 from arena.games import load_game
 from arena.match import MatchError, MatchRecord, play_local, replay
 from arena.match.faults import FaultKind
@@ -201,13 +201,14 @@ def test_an_arena_failure_voids_the_deal() -> None:
 
 def test_a_duplicate_set_rotates_the_seats_and_pairs_results() -> None:
     game = load_game("briscola", 3)
-    agent = ScriptAgent({1: "illegal"})
-    seats = [FakeSeat(agent), PolicySeat("heuristic"), PolicySeat("random")]
+    agents = [ScriptAgent({1: "illegal"}) for _ in range(3)]
+    seats = [FakeSeat(*agents), PolicySeat("heuristic"), PolicySeat("random")]
     result = run_duplicate(game, 8, seats, match_id="set-1")
     assert [deal.entrants for deal in result.deals] == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
-    assert [setup.seat for setup in agent.opened] == [0, 1, 2]
-    assert [setup.match_id for setup in agent.opened] == ["set-1-0", "set-1-1", "set-1-2"]
-    assert {setup.seed for setup in agent.opened} == {8}
+    assert [[setup.seat for setup in agent.opened] for agent in agents] == [[0], [1], [2]]
+    assert [[setup.match_id for setup in agent.opened] for agent in agents] == [
+        ["set-1-0"], ["set-1-1"], ["set-1-2"]]
+    assert {setup.seed for agent in agents for setup in agent.opened} == {8}
     for index, entrant in enumerate(result.entrants):
         assert entrant.seats == tuple((index + rotation) % 3 for rotation in range(3))
         expected = [deal.returns[deal.entrants.index(index)] for deal in result.deals]
@@ -221,6 +222,24 @@ def test_a_duplicate_set_rotates_the_seats_and_pairs_results() -> None:
     for deal, record in zip(result.deals, records, strict=True):
         assert record.policies == tuple(deal.labels)
         assert replay(record).returns() == list(deal.returns)
+
+
+def test_each_rotation_gets_an_agent_of_its_own() -> None:
+    agents = [ScriptAgent() for _ in range(2)]
+    seat = FakeSeat(*agents)
+    result = run_duplicate(BRISCOLA, 4, [seat, PolicySeat("random")])
+    assert seat.made == 2
+    assert [len(agent.opened) for agent in agents] == [1, 1]
+    assert [agent.ended for agent in agents] == [[(pb.REASON_CODE_OK,) * 2]] * 2
+    assert result.entrants[0].exits == (AgentExit(), AgentExit())
+
+
+def test_a_seat_that_makes_one_agent_for_two_rotations_is_refused_before_anything_starts(
+        ) -> None:
+    agent = ScriptAgent()
+    with pytest.raises(MatchError, match="made one agent for two rotations or seats"):
+        run_duplicate(BRISCOLA, 4, [FakeSeat(agent), PolicySeat("random")])
+    assert agent.opened == []
 
 
 def test_a_policy_duplicate_set_is_balanced_by_construction() -> None:

@@ -139,28 +139,50 @@ def test_an_oversized_answer_forfeits(tmp_path: Path, temp_root: Path) -> None:
     assert_cleaned_up(seat, temp_root)
 
 
-def test_a_crash_forfeits_every_later_deal_and_the_opponent_results_stand(
+def test_a_crash_forfeits_its_deal_and_each_rotation_has_an_instance_of_its_own(
         tmp_path: Path, temp_root: Path) -> None:
+    # The bot crashes at its third decision in every instance: each rotation's own process
+    # crashes in its own deal, and the opponent's results stand.
     seat = bot_seat(tmp_path, temp_root, "--crash-at", "3")
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")])
     first, second = result.deals
     assert first.reasons == (pb.REASON_CODE_CRASH, OK)
-    assert first.details[0] == "the bot exited with status 3"
-    assert [fault.kind for fault in first.faults] == [FaultKind.CRASH]
     assert second.reasons == (OK, pb.REASON_CODE_CRASH)
-    assert [(fault.kind, fault.decision) for fault in second.faults] == [(FaultKind.CRASH,
-                                                                           None)]
-    for deal in result.deals:
-        assert deal.record is not None
+    for deal, seat_index in ((first, 0), (second, 1)):
+        assert deal.details[seat_index] == "the bot exited with status 3"
+        (fault,) = deal.faults
+        assert fault.kind == FaultKind.CRASH and fault.decision is not None
+        assert deal.record is not None and deal.record.conduct is not None
         assert replay(deal.record).returns() == list(deal.returns)
         assert sum(deal.returns) == 0
+        assert "crashing at decision 3" in deal.record.conduct.seats[seat_index].stderr
     bot, policy = result.entrants
     assert bot.reason_names == ("CRASH", "CRASH")
     assert policy.reason_names == ("OK", "OK")
     assert policy.returns == (first.returns[1], second.returns[0])
     assert bot.exit.status == 3
-    assert first.record is not None and first.record.conduct is not None
-    assert "crashing at decision 3" in first.record.conduct.seats[0].stderr
+    assert [exit_.status for exit_ in bot.exits] == [3, 3]
+    agents = assert_cleaned_up(seat, temp_root)
+    assert len(agents) == 2 and agents[0].process.pid != agents[1].process.pid
+
+
+def test_a_crash_in_one_rotation_leaves_the_next_rotation_to_a_fresh_instance(
+        tmp_path: Path, temp_root: Path) -> None:
+    # Only the first instance to reach its third decision crashes: the second rotation's
+    # instance, started apart, plays its deal to the end.
+    seat = bot_seat(tmp_path, temp_root, "--crash-at", "3", "--crash-once",
+                    str(tmp_path / "crashed"))
+    result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")])
+    first, second = result.deals
+    assert first.reasons == (pb.REASON_CODE_CRASH, OK)
+    assert second.reasons == (OK, OK) and second.faults == ()
+    bot, _ = result.entrants
+    assert bot.reason_names == ("CRASH", "OK")
+    assert [exit_.status for exit_ in bot.exits] == [3, 0]
+    assert bot.exit.status == 3
+    assert second.record is not None and second.record.conduct is not None
+    assert "crashing" not in second.record.conduct.seats[1].stderr
+    assert "match end REASON_CODE_OK REASON_CODE_OK" in second.record.conduct.seats[1].stderr
     assert_cleaned_up(seat, temp_root)
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -19,7 +20,7 @@ from arena.games import game_ids
 from arena.league.create import create_league
 from arena.league.local import run_league
 from arena.sandbox.images import build_bot_image
-from arena.store import Match, MatchStatus, SeatResult, open_store
+from arena.store import Match, MatchRecordRow, MatchStatus, SeatResult, open_store
 from tests.sandbox.conftest import require_docker
 
 from .conftest import SAMPLE_BOTS, require_tools
@@ -34,6 +35,15 @@ def workdir() -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix="cat-lang-", dir="/tmp"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def fault_details(records: Iterable[dict[str, Any]]) -> list[str]:
+    """Each seat's fault detail in the stored records (the reason a league seat was not OK)."""
+    return [f"{record.get('game')}: {seat.get('agent', {}).get('name')}: {seat.get('reason')}: "
+            f"{seat.get('detail')}"
+            for record in records
+            for seat in record.get("seats", [])
+            if seat.get("reason") != "OK"]
 
 
 def test_a_league_of_three_languages_in_docker_over_every_game(workdir: Path) -> None:
@@ -54,9 +64,10 @@ def test_a_league_of_three_languages_in_docker_over_every_game(workdir: Path) ->
     with open_store(db) as store, store.session() as session:
         played = list(session.scalars(select(Match)))
         reasons = set(session.scalars(select(SeatResult.reason)))
+        faults = fault_details(session.scalars(select(MatchRecordRow.record)))
     assert {match.game_id for match in played} == set(game_ids())
     assert all(match.status is MatchStatus.DONE for match in played)
-    assert reasons == {"OK"}
+    assert reasons == {"OK"}, faults
 
     out = workdir / "report"
     result = CliRunner().invoke(app, ["report", "languages", "--db", db, "--out", str(out),

@@ -416,14 +416,14 @@ async def pair_differences(game: Game, temp_root: Path) -> list[float]:
     once for all of them."""
     differences = []
     manifest = BotManifest.load(PORTABLE)
-    async with launched_bots(manifest, temp_root, 1, STARTUP_S) as (bot,):
+    async with launched_bots(manifest, temp_root, 1, STARTUP_S, rotations=2) as (bot,):
         for seed in range(1, PAIRS + 1):
             result = await run_duplicate_async(game, seed, [bot, PolicySeat("random")])
             assert [deal.reason_names for deal in result.deals] == [("OK", "OK")] * 2
             ours, theirs = result.entrants
             assert ours.seats == (0, 1)
             differences.append(ours.total - theirs.total)
-    assert bot.bot.exit is not None and bot.bot.exit.status == 0
+    assert all(one.exit is not None and one.exit.status == 0 for one in bot.bots)
     return differences
 
 

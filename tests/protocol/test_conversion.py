@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import ActionKind, ActionMeaning, Event, EventKind, Observation, State
+from arena.games.testing import pick_stops, states_at
 from arena.protocol import (
     ProtocolError,
     RequestEncoder,
@@ -31,15 +32,7 @@ from arena.protocol import (
 )
 from arena.protocol.serialize import event_bytes, legal_action_bytes, observation_bytes
 from arena.protocol.v1 import agent_pb2 as pb
-from tests.conformance.harness import (
-    CONFIG_IDS,
-    CONFIGS,
-    Config,
-    make_game,
-    pick_stops,
-    playout,
-    states_at,
-)
+from tests.conformance.harness import CONFIG_IDS, CONFIGS, Config, make_game, playout
 
 STOPS_PER_PLAYOUT = 3
 DECISION_MS, BANK_MS = 1000, 60_000

@@ -18,18 +18,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import ActionMeaning, Event, Game, Observation, State
+from arena.games.testing import check_resample, pick_stops, states_at
 from arena.protocol import RequestEncoder
-from tests.conformance.checks import check_resample
 from tests.conformance.harness import (
     HIDDEN_CONFIG_IDS,
     HIDDEN_CONFIGS,
     Config,
     config_id,
     make_game,
-    pick_stops,
     playout,
     profile,
-    states_at,
 )
 
 STOP_CAP = 150

@@ -1,9 +1,12 @@
 """Fixtures for the sandbox tests: a Docker engine (skipped without one, a failure under CI),
-the base image, bot images built once per session, short socket roots and a leftovers check.
+the base image, bot images built once per session, short socket roots, a league's short
+folder (``league_root``) and a leftovers check.
 
 Mark a test ``@pytest.mark.docker`` or ask for ``docker_required`` when it needs the engine.
 ``leftovers`` checks, after the test, that no container this process labelled, no socket
-folder under ``short_root`` and no child process is left.
+folder under ``short_root`` and no child process is left (but the process's reaper, which
+lives as long as the process: ``arena.sandbox.lifeline``). ``arena`` (``arena_folder``, to
+import elsewhere) is the folder of a program a test kills (``orphans``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,9 @@ import pytest
 
 from arena.sandbox import labels
 from arena.sandbox.errors import DockerUnavailable
+from arena.sandbox.lifeline import reaper_pid
+
+from .orphans import Arena, process_stats
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_RANDOM = ROOT / "sample_bots" / "python" / "random"
@@ -27,9 +34,11 @@ BotImageFactory = Callable[[Path], Any]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``docker`` marker."""
+    """Register the ``docker`` and ``soak`` markers."""
     config.addinivalue_line("markers", "docker: needs a Docker engine (skipped without one, "
                                        "a failure under CI=true)")
+    config.addinivalue_line("markers", "soak: hostile bots beside well-behaved ones for a "
+                                       "minute or two; runs by default and in CI")
 
 
 def in_ci() -> bool:
@@ -104,6 +113,17 @@ def short_root() -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture
+def league_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh short folder for a league's database; its ``tmp`` is the TMPDIR of the league's
+    workers (their bot and socket folders)."""
+    folder = Path(tempfile.mkdtemp(prefix="cat-lg-", dir="/tmp"))
+    (folder / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder / "tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def our_containers(client: Any) -> list[Any]:
     """Containers (running or not) that this process labelled."""
     return list(client.containers.list(all=True, ignore_removed=True, filters={"label": [
@@ -113,17 +133,7 @@ def our_containers(client: Any) -> list[Any]:
 def child_processes() -> list[int]:
     """The pids of this process's children still alive (zombies included)."""
     me = str(os.getpid())
-    children = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me:
-            children.append(int(entry.name))
-    return children
+    return [pid for pid, fields in process_stats() if fields[1] == me]
 
 
 @pytest.fixture
@@ -138,5 +148,20 @@ def leftovers(short_root: Path) -> Iterator[Path]:
         container.remove(force=True)
     assert not containers, f"containers left behind: {[c.name for c in containers]}"
     assert list(short_root.iterdir()) == [], f"socket folders left: {list(short_root.iterdir())}"
-    extra = set(child_processes()) - before
+    extra = set(child_processes()) - before - {reaper_pid()}
     assert not extra, f"processes left behind: {sorted(extra)}"
+
+
+@pytest.fixture(name="arena")
+def arena_folder() -> Iterator[Arena]:
+    """A short folder for a program a test kills: its TMPDIR, the daemons' pids, its output;
+    whatever the program left is killed and removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="cat-orph-", dir="/tmp"))
+    (folder / "tmp").mkdir()
+    (folder / "daemons").mkdir()
+    found = Arena(uuid.uuid4().hex, folder / "tmp", folder / "daemons")
+    try:
+        yield found
+    finally:
+        found.clean_up(require_docker())
+        shutil.rmtree(folder, ignore_errors=True)

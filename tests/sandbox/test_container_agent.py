@@ -71,7 +71,7 @@ def test_the_sample_bot_in_a_container_plays_a_duplicate_set_against_a_policy(
     assert bot.agent["limits"]["memory_bytes"] == SandboxLimits().memory_bytes
     assert bot.exit.status == 0
     assert bot.total == -policy.total
-    assert len(seat.agents) == 1, "one container serves both deals"
+    assert len({agent.container_id for agent in seat.agents}) == 2, "a container per deal"
     for rotation, deal in enumerate(result.deals):
         assert deal.record is not None and deal.record.conduct is not None
         report = deal.record.conduct.seats[rotation]
@@ -261,21 +261,23 @@ def test_a_bot_killed_for_memory_is_oom_with_its_limit(
     assert_removed(seat)
 
 
-def test_each_deals_output_lands_in_its_own_window(
+def test_each_deals_output_is_that_of_its_own_container(
         bot_image: BotImageFactory, tmp_path: Path, leftovers: Path) -> None:
-    """Windows are split by Docker's log timestamps, which lag the bot's writes by the
-    daemon's reading delay: the bot waits 0.5 s after its line, far more than that lag."""
+    """Each rotation has a container of its own: a deal's record keeps that container's
+    output, and none of the other deal's."""
     image = bot_image(sdk_bot(
         tmp_path / "talker", "test-talker", "return request.random_action(self.rng)",
-        "self.rng = random.Random(match_seed(match)); print('starting', match.match_id); "
-        "__import__('time').sleep(0.5)"))
+        "self.rng = random.Random(match_seed(match)); print('starting', match.match_id)"))
     seat = KeptDockerSeat(DockerSeat(image, temp_root=leftovers))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")], match_id="talk")
     assert [deal.reasons for deal in result.deals] == [(OK, OK), (OK, OK)]
-    windows = seat.agents[0].output_windows()
-    assert len(windows) == 2
-    assert "starting talk-0" in windows[0] and "talk-1" not in windows[0]
-    assert "starting talk-1" in windows[1] and "talk-0" not in windows[1]
+    outputs = [deal.record.conduct.seats[rotation].stderr
+               for rotation, deal in enumerate(result.deals)
+               if deal.record is not None and deal.record.conduct is not None]
+    assert len(outputs) == 2
+    assert "starting talk-0" in outputs[0] and "talk-1" not in outputs[0]
+    assert "starting talk-1" in outputs[1] and "talk-0" not in outputs[1]
+    assert [len(agent.output_windows()) for agent in seat.agents] == [1, 1]
     assert_removed(seat)
 
 

@@ -60,10 +60,12 @@ PROBE_LINE = re.compile(r"^probe (?P<name>[^\n]+?): (?P<outcome>\w+) \((?P<detai
                         re.MULTILINE)
 SAFE_OUTCOMES = ("blocked", "contained")
 
-ARENA_VARIABLES = frozenset({"CARDARENA_ADDRESS", "HOME", "HOSTNAME", "LC_CTYPE"})
+ARENA_VARIABLES = frozenset({"CARDARENA_ADDRESS", "HOME", "HOSTNAME", "LC_CTYPE",
+                             "GRPC_ENABLE_FORK_SUPPORT"})
 """What a bot may find in its environment besides its image's own variables: the address the
-arena passes, what Docker sets for every container, and what Python sets for itself when it
-coerces the C locale."""
+arena passes, what Docker sets for every container, what Python sets for itself when it
+coerces the C locale, and what the rules engine's package sets in the bot's own process when
+the SDK imports it (gRPC's fork support off)."""
 
 HOST_SECRET = ("CARDARENA_TEST_HOST_SECRET", "the-arena-host-secret-4242")
 """A variable set in the arena's process during a test; no bot may see it."""

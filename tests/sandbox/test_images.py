@@ -173,7 +173,7 @@ def test_failing_dockerfile_names_the_step(docker_required: Any, base_image: str
     with pytest.raises(BuildError) as raised:
         build_bot_image(BOTS / "failing")
     message = str(raised.value)
-    assert message.startswith("bot failing: the build failed at step ")
+    assert message.startswith("bot failing: the build failed at the Dockerfile's line ")
     assert "(RUN echo \"checking the bot\"" in message
     assert "returned a non-zero code: 1" in message
     assert "\n" not in message

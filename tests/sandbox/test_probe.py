@@ -111,7 +111,7 @@ def test_uncapped_logs_are_reported() -> None:
 def test_the_limit_names_are_the_documented_ones() -> None:
     assert set(LIMIT_NAMES) == {"network", "read_only", "tmpfs_noexec", "user", "capabilities",
                                 "no_new_privileges", "seccomp", "pids", "memory", "memory_swap",
-                                "cpu", "nofile", "init", "log_cap"}
+                                "cpu", "nofile", "init", "log_cap", "socket_folder"}
 
 
 def test_require_enforced_names_missing_limits_unless_allowed(

@@ -15,8 +15,9 @@ import pytest
 from cardarena_sdk.search import Sampler, SamplingError, sample_state, simulate
 
 from arena.games import Event, EventKind, Game, Observation, State, load_game
+from arena.games.testing import states_at
 from arena.policies import make_policy
-from tests.conformance.harness import CONFIGS, Config, config_id, make_game, playout, states_at
+from tests.conformance.harness import CONFIGS, Config, config_id, make_game, playout
 
 STATES_PER_CONFIG = 2
 STOP_CAP = 200

@@ -17,6 +17,7 @@ from arena.store import (
     MatchRecordRow,
     MatchStatus,
     SeatResult,
+    SeedSource,
     Store,
     User,
     claim_match,
@@ -71,7 +72,35 @@ def test_every_table_round_trips(store: Store) -> None:
                 for row in match.results] == [(0, 2.0, [1.0, 1.0], "OK", False),
                                               (1, -2.0, [-1.0, -1.0], "TIMEOUT", True)]
         assert match.results[0].decision_us_p95 == 300
-        assert [row.record for row in match.records] == records()
+        assert [row.record for row in match.records] == [
+            {**record, "seed_source": "given"} for record in records()]
+
+
+def test_records_say_whether_the_match_s_seed_was_secret(store: Store) -> None:
+    """The store, not the runner, stamps each record with the match's seed source, so a record
+    cannot claim a secret deal that was not (nor the other way round); a league's secret and
+    the match's place come back as written."""
+    with store.session() as session:
+        fixture = add_league(session, matches=2)
+        league = session.get_one(League, fixture.league_id)
+        league.seed_secret = bytes(range(32))
+        secret, given = (session.get_one(Match, match_id) for match_id in fixture.matches)
+        secret.seed_source = SeedSource.SECRET
+        secret.position, secret.round_index, secret.table_index, secret.deal_index = 5, 1, 2, 3
+        session.commit()
+        claimed = [{**record, "seed_source": "given"} for record in records()]
+        for match_id, stored in ((secret.id, claimed), (given.id, [
+                {**record, "seed_source": "secret"} for record in records()])):
+            assert claim_match(session, match_id, "w", lease_s=60)
+            assert complete_match(session, match_id, "w", outcomes(fixture), stored)
+    with store.session() as session:
+        assert session.get_one(League, fixture.league_id).seed_secret == bytes(range(32))
+        secret, given = (session.get_one(Match, match_id) for match_id in fixture.matches)
+        assert (secret.position, secret.round_index, secret.table_index,
+                secret.deal_index) == (5, 1, 2, 3)
+        assert {row.record["seed_source"] for row in secret.records} == {"secret"}
+        assert {row.record["seed_source"] for row in given.records} == {"given"}
+        assert given.seed_source is SeedSource.GIVEN
 
 
 def test_match_ids_are_unique(store: Store) -> None:

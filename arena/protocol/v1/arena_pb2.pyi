@@ -63,16 +63,27 @@ class SubmitBotResponse(_message.Message):
     def __init__(self, bot: _Optional[_Union[BotInfo, _Mapping]] = ..., version: _Optional[_Union[BotVersionInfo, _Mapping]] = ...) -> None: ...
 
 class BotInfo(_message.Message):
-    __slots__ = ("name", "owner", "created_at", "versions")
+    __slots__ = ("name", "owner", "created_at", "versions", "faults", "forfeits")
+    class FaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     created_at: str
     versions: _containers.RepeatedCompositeFieldContainer[BotVersionInfo]
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., created_at: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[BotVersionInfo, _Mapping]]] = ...) -> None: ...
+    faults: _containers.ScalarMap[str, int]
+    forfeits: int
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., created_at: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[BotVersionInfo, _Mapping]]] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class BotVersionInfo(_message.Message):
     __slots__ = ("version", "image_ref", "image_id", "language", "games", "created_at")
@@ -115,7 +126,7 @@ class DeleteBotResponse(_message.Message):
     def __init__(self, removed_images: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateLeagueRequest(_message.Message):
-    __slots__ = ("name", "bots", "games", "deals", "rounds", "seed", "decision_ms", "bank_ms", "startup_ms", "strikes")
+    __slots__ = ("name", "bots", "games", "deals", "rounds", "seed", "decision_ms", "bank_ms", "startup_ms", "strikes", "forfeit_policy")
     NAME_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +137,7 @@ class CreateLeagueRequest(_message.Message):
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     STARTUP_MS_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
+    FORFEIT_POLICY_FIELD_NUMBER: _ClassVar[int]
     name: str
     bots: _containers.RepeatedScalarFieldContainer[str]
     games: _containers.RepeatedScalarFieldContainer[str]
@@ -136,7 +148,8 @@ class CreateLeagueRequest(_message.Message):
     bank_ms: int
     startup_ms: int
     strikes: int
-    def __init__(self, name: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., games: _Optional[_Iterable[str]] = ..., deals: _Optional[int] = ..., rounds: _Optional[int] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., startup_ms: _Optional[int] = ..., strikes: _Optional[int] = ...) -> None: ...
+    forfeit_policy: str
+    def __init__(self, name: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., games: _Optional[_Iterable[str]] = ..., deals: _Optional[int] = ..., rounds: _Optional[int] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., startup_ms: _Optional[int] = ..., strikes: _Optional[int] = ..., forfeit_policy: _Optional[str] = ...) -> None: ...
 
 class CreateLeagueResponse(_message.Message):
     __slots__ = ("status",)
@@ -173,7 +186,7 @@ class GetLeagueStatusResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[LeagueStatus, _Mapping]] = ..., matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ...) -> None: ...
 
 class LeagueStatus(_message.Message):
-    __slots__ = ("name", "games", "bots", "total", "pending", "leased", "done", "void", "running")
+    __slots__ = ("name", "games", "bots", "total", "pending", "leased", "done", "void", "running", "seeds", "forfeit_policy", "forfeits", "void_deals")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -183,6 +196,10 @@ class LeagueStatus(_message.Message):
     DONE_FIELD_NUMBER: _ClassVar[int]
     VOID_FIELD_NUMBER: _ClassVar[int]
     RUNNING_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    FORFEIT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    VOID_DEALS_FIELD_NUMBER: _ClassVar[int]
     name: str
     games: _containers.RepeatedScalarFieldContainer[str]
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -192,7 +209,28 @@ class LeagueStatus(_message.Message):
     done: int
     void: int
     running: bool
-    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., bots: _Optional[_Iterable[str]] = ..., total: _Optional[int] = ..., pending: _Optional[int] = ..., leased: _Optional[int] = ..., done: _Optional[int] = ..., void: _Optional[int] = ..., running: _Optional[bool] = ...) -> None: ...
+    seeds: str
+    forfeit_policy: str
+    forfeits: _containers.RepeatedCompositeFieldContainer[BotForfeits]
+    void_deals: int
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., bots: _Optional[_Iterable[str]] = ..., total: _Optional[int] = ..., pending: _Optional[int] = ..., leased: _Optional[int] = ..., done: _Optional[int] = ..., void: _Optional[int] = ..., running: _Optional[bool] = ..., seeds: _Optional[str] = ..., forfeit_policy: _Optional[str] = ..., forfeits: _Optional[_Iterable[_Union[BotForfeits, _Mapping]]] = ..., void_deals: _Optional[int] = ...) -> None: ...
+
+class BotForfeits(_message.Message):
+    __slots__ = ("bot", "faults", "forfeits")
+    class FaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    faults: _containers.ScalarMap[str, int]
+    forfeits: int
+    def __init__(self, bot: _Optional[str] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
     __slots__ = ("id", "game", "state", "entrants", "deals")
@@ -269,34 +307,49 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, league: _Optional[str] = ..., game: _Optional[str] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ("games", "overall")
+    __slots__ = ("games", "overall", "overall_note")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     OVERALL_FIELD_NUMBER: _ClassVar[int]
+    OVERALL_NOTE_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameLeaderboard]
     overall: _containers.RepeatedCompositeFieldContainer[RatingEntry]
-    def __init__(self, games: _Optional[_Iterable[_Union[GameLeaderboard, _Mapping]]] = ..., overall: _Optional[_Iterable[_Union[RatingEntry, _Mapping]]] = ...) -> None: ...
+    overall_note: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameLeaderboard, _Mapping]]] = ..., overall: _Optional[_Iterable[_Union[RatingEntry, _Mapping]]] = ..., overall_note: _Optional[str] = ...) -> None: ...
 
 class GameLeaderboard(_message.Message):
-    __slots__ = ("game", "ratings")
+    __slots__ = ("game", "ratings", "note")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RATINGS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     game: str
     ratings: _containers.RepeatedCompositeFieldContainer[RatingEntry]
-    def __init__(self, game: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[RatingEntry, _Mapping]]] = ...) -> None: ...
+    note: str
+    def __init__(self, game: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[RatingEntry, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class RatingEntry(_message.Message):
-    __slots__ = ("bot", "mu", "sigma", "conservative", "contests")
+    __slots__ = ("bot", "mu", "sigma", "conservative", "contests", "faults", "forfeits")
+    class FaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     BOT_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     CONSERVATIVE_FIELD_NUMBER: _ClassVar[int]
     CONTESTS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
     bot: str
     mu: float
     sigma: float
     conservative: float
     contests: int
-    def __init__(self, bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., contests: _Optional[int] = ...) -> None: ...
+    faults: _containers.ScalarMap[str, int]
+    forfeits: int
+    def __init__(self, bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., contests: _Optional[int] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id",)

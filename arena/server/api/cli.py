@@ -2,13 +2,15 @@
 
 Every remote command takes ``--server HOST:PORT`` (or ``ARENA_SERVER``; default
 127.0.0.1:50051) and, but for ``register``, ``--token`` (or ``ARENA_TOKEN``). A refused call is
-one ``error:`` line with the service's message and its status code, exit code 2.
+one ``error:`` line with the service's message and its status code, exit code 2. Whatever the
+service sends is shown with its control and format characters escaped (``safe_text``), in
+tables of ``Text`` that rich never reads as markup; JSON is printed and written with them as
+``\\u`` escapes.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,7 +19,12 @@ import typer
 from google.protobuf.json_format import MessageToDict
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from arena.cli_options import ForfeitPolicyOption
+from arena.league.forfeits import DEFAULT_POLICY
+from arena.match.safeconsole import safe_console
+from arena.match.safetext import dumps, safe_json, safe_lines, safe_text
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.remote import TOKEN_ENV, RemoteArena, RemoteError, archive_bytes
 
@@ -62,21 +69,32 @@ def connected(server: str, token: str | None, need_token: bool = True) -> Iterat
     except RemoteError as error:
         if not error.log:
             raise RemoteCommandError(str(error)) from None
-        typer.echo("error: " + " ".join(str(error).split()), err=True)
-        for line in error.log.rstrip().splitlines()[-LOG_LINES:]:
+        typer.echo("error: " + safe_text(" ".join(str(error).split())), err=True)
+        for line in safe_lines(error.log.rstrip())[-LOG_LINES:]:
             typer.echo("  " + line, err=True)
         raise typer.Exit(BAD_INPUT) from None
 
 
-def print_json(message: Any) -> None:
-    """Print a protobuf message as JSON."""
-    typer.echo(json.dumps(MessageToDict(message, preserving_proto_field_name=True), indent=2,
-                          ensure_ascii=False))
+def print_json(message: Any, every_field: bool = False) -> None:
+    """Print a protobuf message as JSON (``every_field``: zeros and empty maps too, so that
+    every bot's ``faults`` and ``forfeits`` are there)."""
+    typer.echo(dumps(MessageToDict(message, preserving_proto_field_name=True,
+                                   always_print_fields_with_no_presence=every_field), indent=2))
 
 
 def console() -> Console:
     """The console tables are printed on."""
-    return Console(highlight=False, soft_wrap=True)
+    return safe_console(soft_wrap=True)
+
+
+def fault_text(faults: Mapping[str, int]) -> str:
+    """Forfeited deals by reason code: ``CRASH 3, TIMEOUT 1``, or ``–``."""
+    return ", ".join(f"{reason} {count}" for reason, count in sorted(faults.items())) or "–"
+
+
+def cells(*texts: object) -> list[Text]:
+    """Table cells of text the service sent, made safe to show."""
+    return [Text(safe_text(text)) for text in texts]
 
 
 @remote_app.command("register")
@@ -87,9 +105,9 @@ def register_command(
     """Create a user on the service and print its API token (shown only this once)."""
     with connected(server, None, need_token=False) as arena:
         reply = arena.call("RegisterUser", pb.RegisterUserRequest(name=name))
-    typer.echo(reply.token)
-    typer.echo(f"user {reply.name} registered; keep the token above (export {TOKEN_ENV}=...): "
-               "it is not shown again", err=True)
+    typer.echo(safe_text(reply.token))
+    typer.echo(f"user {safe_text(reply.name)} registered; keep the token above "
+               f"(export {TOKEN_ENV}=...): it is not shown again", err=True)
 
 
 @remote_app.command("submit")
@@ -112,8 +130,9 @@ def submit_command(
     if as_json:
         print_json(reply)
         return
-    console().print(f"bot {reply.bot.name} version {reply.version.version} built: "
-                    f"{reply.version.image_ref} (plays {', '.join(reply.version.games)})")
+    console().print(Text(safe_text(
+        f"bot {reply.bot.name} version {reply.version.version} built: "
+        f"{reply.version.image_ref} (plays {', '.join(reply.version.games)})")))
 
 
 def default_bot_name(path: Path) -> str:
@@ -135,15 +154,15 @@ def bots_command(
     with connected(server, token) as arena:
         reply = arena.call("ListBots", pb.ListBotsRequest(mine=mine))
     if as_json:
-        print_json(reply)
+        print_json(reply, every_field=True)
         return
     table = Table(title="bots", title_justify="left")
-    for column in ("bot", "owner", "versions", "latest image", "language"):
+    for column in ("bot", "owner", "versions", "latest image", "language", "forfeits"):
         table.add_column(column)
     for bot in reply.bots:
         latest = bot.versions[-1] if bot.versions else pb.BotVersionInfo()
-        table.add_row(bot.name, bot.owner, str(len(bot.versions)), latest.image_ref,
-                      latest.language)
+        table.add_row(*cells(bot.name, bot.owner, len(bot.versions), latest.image_ref,
+                             latest.language, fault_text(bot.faults)))
     console().print(table)
 
 
@@ -156,7 +175,7 @@ def delete_command(
     """Delete one of your bots (one that no league uses) and its images."""
     with connected(server, token) as arena:
         reply = arena.call("DeleteBot", pb.DeleteBotRequest(name=name))
-    typer.echo(f"bot {name} deleted ({len(reply.removed_images)} images removed)")
+    typer.echo(safe_text(f"bot {name} deleted ({len(reply.removed_images)} images removed)"))
 
 
 @remote_league_app.command("create")
@@ -170,21 +189,27 @@ def league_create_command(
                      ] = "all",
     deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per table and round.")] = 1,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Round robins.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The league seed.")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", min=0, help="Make the league reproducible from this seed (its deals are then "
+                              "not secret); by default they come from the service's secret.")
+                    ] = None,
     decision_ms: Annotated[int, typer.Option("--decision-ms", min=0,
                                              help="Time per decision (0: default).")] = 0,
+    forfeit_policy: ForfeitPolicyOption = DEFAULT_POLICY.value,
     server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
     token: Annotated[str | None, TOKEN_OPTION] = None,
 ) -> None:
     """Create a league on the service (run it with arena remote league run)."""
     chosen = [] if games.strip() == "all" else [g.strip() for g in games.split(",") if g.strip()]
     request = pb.CreateLeagueRequest(name=name, bots=bot, games=chosen, deals=deals,
-                                     rounds=rounds, seed=seed, decision_ms=decision_ms)
+                                     rounds=rounds, seed=seed, decision_ms=decision_ms,
+                                     forfeit_policy=forfeit_policy)
     with connected(server, token) as arena:
         status = arena.call("CreateLeague", request).status
-    console().print(f"league {status.name}: {len(status.bots)} bots ({', '.join(status.bots)}), "
-                    f"{len(status.games)} games, {status.total} matches; run it with: "
-                    f"arena remote league run {status.name}")
+    console().print(Text(safe_text(
+        f"league {status.name}: {len(status.bots)} bots ({', '.join(status.bots)}), "
+        f"{len(status.games)} games, {status.total} matches; run it with: "
+        f"arena remote league run {status.name}")))
 
 
 @remote_league_app.command("run")
@@ -197,8 +222,9 @@ def league_run_command(
     with connected(server, token) as arena:
         reply = arena.call("RunLeague", pb.RunLeagueRequest(name=name))
     state = "started" if reply.started else "already running"
-    typer.echo(f"league {reply.status.name} {state}: {reply.status.done}/{reply.status.total} "
-               f"matches done; follow it with: arena remote league status {reply.status.name}")
+    typer.echo(safe_text(
+        f"league {reply.status.name} {state}: {reply.status.done}/{reply.status.total} "
+        f"matches done; follow it with: arena remote league status {reply.status.name}"))
 
 
 @remote_league_app.command("status")
@@ -212,18 +238,23 @@ def league_status_command(
     with connected(server, token) as arena:
         reply = arena.call("GetLeagueStatus", pb.GetLeagueStatusRequest(name=name))
     if as_json:
-        print_json(reply)
+        print_json(reply, every_field=True)
         return
     status = reply.status
-    table = Table(title=f"league {status.name}: {status.done + status.void}/{status.total} "
-                        f"finished{' (running)' if status.running else ''}",
-                  title_justify="left")
+    table = Table(title=Text(safe_text(
+        f"league {status.name}: {status.done + status.void}/{status.total} "
+        f"finished{' (running)' if status.running else ''}")), title_justify="left")
     for column in ("match", "game", "state", "entrants"):
         table.add_column(column)
     for match in reply.matches:
         state = pb.MatchState.Name(match.state).removeprefix("MATCH_STATE_").lower()
-        table.add_row(match.id, match.game, state, ", ".join(match.entrants))
+        table.add_row(*cells(match.id, match.game, state, ", ".join(match.entrants)))
     console().print(table)
+    forfeited = [f"{entry.bot} ({fault_text(entry.faults)})" for entry in status.forfeits
+                 if entry.forfeits]
+    console().print(*cells(f"forfeits scored as {status.forfeit_policy or 'loss'}; "
+                           + ("forfeited: " + "; ".join(forfeited) if forfeited
+                              else "no bot forfeited a deal")))
 
 
 @remote_app.command("watch")
@@ -240,10 +271,9 @@ def watch_command(
     with connected(server, token) as arena:
         for update in arena.watch(match_id, as_bot):
             if as_json:
-                typer.echo(json.dumps(MessageToDict(update, preserving_proto_field_name=True),
-                                      ensure_ascii=False))
+                typer.echo(dumps(MessageToDict(update, preserving_proto_field_name=True)))
             else:
-                typer.echo(watch_line(update))
+                typer.echo(safe_text(watch_line(update)))
 
 
 def watch_line(update: pb.WatchMatchResponse) -> str:
@@ -279,17 +309,19 @@ def leaderboard_command(
     with connected(server, token) as arena:
         reply = arena.call("GetLeaderboard", pb.GetLeaderboardRequest(league=league, game=game))
     if as_json:
-        print_json(reply)
+        print_json(reply, every_field=True)
         return
-    tables = [("overall", reply.overall)] if not game else []
-    tables += [(board.game, board.ratings) for board in reply.games]
-    for title, ratings in tables:
-        table = Table(title=title, title_justify="left")
-        for column in ("#", "bot", "μ", "σ", "μ − 3σ", "contests"):
+    tables = [("overall", reply.overall, reply.overall_note)] if not game else []
+    tables += [(board.game, board.ratings, board.note) for board in reply.games]
+    for title, ratings, note in tables:
+        table = Table(title=Text(safe_text(title)), title_justify="left",
+                      caption=Text(safe_text(note)) if note else None, caption_justify="left")
+        for column in ("#", "bot", "μ", "σ", "μ − 3σ", "contests", "forfeits"):
             table.add_column(column)
         for rank, rating in enumerate(ratings, 1):
-            table.add_row(str(rank), rating.bot, f"{rating.mu:.2f}", f"{rating.sigma:.2f}",
-                          f"{rating.conservative:.2f}", str(rating.contests))
+            table.add_row(*cells(rank, rating.bot, f"{rating.mu:.2f}", f"{rating.sigma:.2f}",
+                                 f"{rating.conservative:.2f}", rating.contests,
+                                 fault_text(rating.faults)))
         console().print(table)
 
 
@@ -308,12 +340,12 @@ def replay_command(
         reply = arena.call("GetReplay", pb.GetReplayRequest(match_id=match_id))
     if out is None:
         for record in reply.records:
-            typer.echo(record, nl=False)
+            typer.echo(safe_json(record), nl=False)
         return
     try:
         out.mkdir(parents=True, exist_ok=True)
         for deal, record in enumerate(reply.records):
-            (out / f"deal-{deal}.json").write_text(record, encoding="utf-8")
+            (out / f"deal-{deal}.json").write_text(safe_json(record), encoding="utf-8")
     except OSError as error:
         raise RemoteCommandError(f"cannot write to {out}: {error.strerror or error}") from None
     typer.echo(f"{len(reply.records)} records written to {out}")
@@ -333,9 +365,10 @@ def logs_command(
         reply = arena.call("GetBotLogs", pb.GetBotLogsRequest(bot=bot, league=league,
                                                               limit=limit))
     for entry in reply.entries:
-        typer.echo(f"== {entry.match_id} deal {entry.deal} seat {entry.seat} ({entry.reason})")
+        typer.echo(safe_text(f"== {entry.match_id} deal {entry.deal} seat {entry.seat} "
+                             f"({entry.reason})"))
         if entry.stderr:
-            typer.echo(entry.stderr.rstrip("\n"))
+            typer.echo(safe_text(entry.stderr.rstrip("\n"), multiline=True))
 
 
 def serve_command(
@@ -374,7 +407,7 @@ def serve_command(
     except OSError as error:
         store.close()
         raise RemoteCommandError(str(error)) from None
-    say = Console(stderr=True, highlight=False, soft_wrap=True).print
+    say = safe_console(stderr=True, soft_wrap=True).print
     say(f"arena service: gRPC API on {host}:{api.port}, database {store.url}, uploads in "
         f"{folder}")
     try:

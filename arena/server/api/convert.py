@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from arena.league.forfeits import FaultCount
 from arena.league.ratings import Rating
 from arena.league.status import LeagueStatus
 from arena.protocol.v1 import arena_pb2 as pb
@@ -33,11 +34,13 @@ def version_info(version: BotVersion) -> pb.BotVersionInfo:
                              created_at=timestamp(version.created_at))
 
 
-def bot_info(bot: Bot) -> pb.BotInfo:
-    """A bot with its versions, oldest first."""
+def bot_info(bot: Bot, faults: FaultCount | None = None) -> pb.BotInfo:
+    """A bot with its versions, oldest first, and its forfeited deals by reason code."""
     return pb.BotInfo(name=bot.name, owner=bot.owner.name if bot.owner is not None else "",
                       created_at=timestamp(bot.created_at),
-                      versions=[version_info(version) for version in bot.versions])
+                      versions=[version_info(version) for version in bot.versions],
+                      faults=dict(faults.faults) if faults else {},
+                      forfeits=faults.forfeits if faults else 0)
 
 
 def league_status(status: LeagueStatus, running: bool) -> pb.LeagueStatus:
@@ -47,18 +50,27 @@ def league_status(status: LeagueStatus, running: bool) -> pb.LeagueStatus:
         name=status.name, games=status.games, bots=status.bots, total=status.total,
         pending=counts[MatchStatus.PENDING.value], leased=counts[MatchStatus.LEASED.value],
         done=counts[MatchStatus.DONE.value], void=counts[MatchStatus.VOID.value],
-        running=running)
+        running=running, seeds=status.seeds, forfeit_policy=status.forfeit_policy,
+        void_deals=status.void_deals,
+        forfeits=[pb.BotForfeits(bot=bot, faults=dict(count.faults), forfeits=count.forfeits)
+                  for bot, count in status.faults.items()])
 
 
 def match_info(match: Match, names: dict[int, str]) -> pb.MatchInfo:
-    """A match: its game, state and entrants by display name."""
+    """A match: its opaque id, game, state and entrants by display name (never its seed)."""
     return pb.MatchInfo(id=match.id, game=match.game_id, state=MATCH_STATES[match.status],
                         entrants=[names.get(entrant, str(entrant)) for entrant in match.entrants],
                         deals=len(match.rotations))
 
 
-def rating_entries(ratings: Sequence[Rating[Any]]) -> list[pb.RatingEntry]:
-    """A leaderboard, best first."""
-    return [pb.RatingEntry(bot=str(rating.bot), mu=rating.mu, sigma=rating.sigma,
-                           conservative=rating.conservative, contests=rating.contests)
-            for rating in ratings]
+def rating_entries(ratings: Sequence[Rating[Any]],
+                   faults: Mapping[str, FaultCount] | None = None) -> list[pb.RatingEntry]:
+    """A leaderboard, best first, with each bot's forfeited deals by reason code."""
+    entries = []
+    for rating in ratings:
+        count = (faults or {}).get(str(rating.bot))
+        entries.append(pb.RatingEntry(
+            bot=str(rating.bot), mu=rating.mu, sigma=rating.sigma,
+            conservative=rating.conservative, contests=rating.contests,
+            faults=dict(count.faults) if count else {}, forfeits=count.forfeits if count else 0))
+    return entries

@@ -10,7 +10,15 @@ from collections.abc import Sequence
 import grpc
 from sqlalchemy import select
 
-from arena.league.create import ALL_GAMES, EntrantSpec, LeagueSettings, create_league
+from arena.league.create import (
+    ALL_GAMES,
+    EntrantSpec,
+    LeagueError,
+    LeagueSettings,
+    create_league,
+    parse_forfeit_policy,
+)
+from arena.league.forfeits import DEFAULT_POLICY
 from arena.league.status import LeagueStatus, find_league, league_bots, league_status
 from arena.match.faults import DEFAULT_STRIKES
 from arena.match.timecontrol import TimeControl
@@ -42,9 +50,13 @@ def entrant_of(store: Store, name: str) -> str | EntrantSpec:
 
 
 def league_settings(decision_ms: int, bank_ms: int, startup_ms: int,
-                    strikes: int) -> LeagueSettings:
-    """The clock and strikes of a new league, zeros meaning the defaults; its deals in play
-    are written for watchers."""
+                    strikes: int, forfeit_policy: str = "") -> LeagueSettings:
+    """The clock, strikes and forfeit policy of a new league, zeros (and an empty policy)
+    meaning the defaults; its deals in play are written for watchers."""
+    try:
+        policy = parse_forfeit_policy(forfeit_policy) if forfeit_policy else DEFAULT_POLICY
+    except LeagueError as error:
+        raise invalid(str(error)) from None
     defaults = TimeControl()
     try:
         control = TimeControl(decision_ms=decision_ms or defaults.decision_ms,
@@ -52,7 +64,8 @@ def league_settings(decision_ms: int, bank_ms: int, startup_ms: int,
                               startup_ms=startup_ms or defaults.startup_ms)
     except (TypeError, ValueError) as error:
         raise invalid(f"bad time control: {error}") from None
-    return LeagueSettings(control, strikes or DEFAULT_STRIKES, live=True)
+    return LeagueSettings(control, strikes or DEFAULT_STRIKES, live=True,
+                          forfeit_policy=policy)
 
 
 class LeagueRunner:
@@ -69,8 +82,9 @@ class LeagueRunner:
         self._lock = threading.Lock()
 
     def create(self, name: str, bots: Sequence[str], games: Sequence[str], deals: int,
-               rounds: int, seed: int, settings: LeagueSettings) -> LeagueStatus:
-        """Create a league (its entrants resolved on the service) and return its status."""
+               rounds: int, seed: int | None, settings: LeagueSettings) -> LeagueStatus:
+        """Create a league (its entrants resolved on the service) and return its status; its
+        deals are secret unless a ``seed`` is given."""
         if not bots:
             raise invalid("a league needs bots: name uploaded bots or policies "
                           f"({', '.join(policy_names())})")
@@ -86,11 +100,11 @@ class LeagueRunner:
             return league_status(session, name)
 
     def matches(self, name: str) -> tuple[list[Match], dict[int, str]]:
-        """The league's matches in id order, and its bots' display names."""
+        """The league's matches in schedule order, and its bots' display names."""
         with self.store.session() as session:
             league = find_league(session, name)
             rows = list(session.scalars(select(Match).where(Match.league_id == league.id)
-                                        .order_by(Match.id)))
+                                        .order_by(Match.position)))
             return rows, league_bots(session, league)
 
     def running(self, name: str) -> bool:

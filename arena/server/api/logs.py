@@ -1,4 +1,5 @@
-"""A bot's logs: what it wrote to stderr in each deal it played, from the stored records."""
+"""A bot's logs: what it wrote to stderr in each deal it played, from the stored records as
+its owner may see them (``arena.server.records``)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,17 @@ from sqlalchemy import select
 
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.api.watch import plain_record
-from arena.store import BotVersion, League, Match, MatchRecordRow, SeatResult, Store
+from arena.server.records import Viewer, viewable_records
+from arena.store import BotVersion, League, Match, SeatResult, Store
 
 DEFAULT_LIMIT = 50
 """Log entries returned when the request sets no limit."""
 
 
-def bot_logs(store: Store, bot_id: int, league: str | None, limit: int) -> list[pb.BotLogEntry]:
-    """The bot's seats in its finished matches, newest matches first, at most ``limit``."""
+def bot_logs(store: Store, viewer: Viewer, bot_id: int, league: str | None,
+             limit: int) -> list[pb.BotLogEntry]:
+    """The bot's seats in its finished matches, newest matches first, at most ``limit``, as
+    the viewer (the bot's owner) may see them."""
     limit = limit or DEFAULT_LIMIT
     entries: list[pb.BotLogEntry] = []
     with store.session() as session:
@@ -25,15 +29,13 @@ def bot_logs(store: Store, bot_id: int, league: str | None, limit: int) -> list[
             query = query.join(League, League.id == Match.league_id).where(League.name == league)
         for match in session.scalars(query):
             mine = {index for index, version in enumerate(match.entrants) if version in versions}
-            rows = session.scalars(select(MatchRecordRow).where(
-                MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))
-            for row in rows:
-                record = plain_record(row.record)
+            for deal, data in enumerate(viewable_records(session, match, viewer)):
+                record = plain_record(data)
                 seats = record.conduct.seats if record.conduct is not None else ()
-                for seat, entrant in enumerate(row.record.get("entrants", [])):
+                for seat, entrant in enumerate(data.get("entrants", [])):
                     if int(entrant) not in mine or seat >= len(seats):
                         continue
-                    entries.append(pb.BotLogEntry(match_id=match.id, deal=row.deal, seat=seat,
+                    entries.append(pb.BotLogEntry(match_id=match.id, deal=deal, seat=seat,
                                                   reason=seats[seat].reason,
                                                   stderr=seats[seat].stderr))
                     if len(entries) >= limit:

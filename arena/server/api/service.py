@@ -9,7 +9,8 @@ from pathlib import Path
 import grpc
 
 from arena.games import get_spec
-from arena.league.cli import ratings_tables
+from arena.league.boards import leaderboards
+from arena.league.status import faults_by_bot
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.protocol.v1 import arena_pb2_grpc as pb_grpc
 from arena.server.api import convert
@@ -18,7 +19,8 @@ from arena.server.api.bots import BotCatalog, Uploads, find_bot, owned_bot
 from arena.server.api.errors import ApiError, invalid, streaming, unary
 from arena.server.api.leagues import LeagueRunner, league_settings
 from arena.server.api.logs import bot_logs
-from arena.server.api.watch import deal_records, find_match, plain_record, watch_match
+from arena.server.api.watch import find_match, plain_record, watch_match
+from arena.server.records import match_records
 from arena.store import Bot, MatchStatus, Store
 from arena.store.accounts import register_user
 
@@ -70,7 +72,11 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         """Every uploaded bot, or the caller's."""
         caller = self.caller(context)
         bots = self.catalog.bots(caller, request.mine)
-        return pb.ListBotsResponse(bots=[convert.bot_info(bot) for bot in bots])
+        with self.store.session() as session:
+            faults = faults_by_bot(session, [bot.id for bot in bots])
+            session.commit()
+        return pb.ListBotsResponse(bots=[convert.bot_info(bot, faults.get(bot.id))
+                                         for bot in bots])
 
     @unary
     def DeleteBot(self, request: pb.DeleteBotRequest,
@@ -87,9 +93,10 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         for game in request.games:
             get_spec(game)
         settings = league_settings(request.decision_ms, request.bank_ms, request.startup_ms,
-                                   request.strikes)
+                                   request.strikes, request.forfeit_policy)
+        seed = request.seed if request.HasField("seed") else None
         status = self.leagues.create(request.name, list(request.bots), list(request.games),
-                                     request.deals, request.rounds, request.seed, settings)
+                                     request.deals, request.rounds, seed, settings)
         return pb.CreateLeagueResponse(status=convert.league_status(status, False))
 
     @unary
@@ -143,27 +150,31 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         self.caller(context)
         if request.game:
             get_spec(request.game)
-        per_game, total = ratings_tables(self.store, request.league or None,
-                                         request.game or None)
+        boards = leaderboards(self.store, request.league or None, request.game or None)
+        per_game = boards.per_game
         if request.game:
             per_game = {request.game: per_game[request.game]}
         return pb.GetLeaderboardResponse(
-            games=[pb.GameLeaderboard(game=game, ratings=convert.rating_entries(ratings))
+            games=[pb.GameLeaderboard(game=game, ratings=convert.rating_entries(
+                ratings, boards.faults.get(game)), note=boards.note(game))
                    for game, ratings in per_game.items()],
-            overall=[] if request.game else convert.rating_entries(total))
+            overall=[] if request.game else convert.rating_entries(
+                boards.overall, boards.overall_faults()),
+            overall_note="" if request.game else boards.note(None))
 
     @unary
     def GetReplay(self, request: pb.GetReplayRequest,
                   context: grpc.ServicerContext) -> pb.GetReplayResponse:
-        """The match records of a finished match."""
-        self.caller(context)
+        """The match records of a finished match (the logs of the caller's bots only)."""
+        caller = self.caller(context)
         match = find_match(self.store, request.match_id)
         if match.status is not MatchStatus.DONE:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
                            f"match {match.id!r} is {match.status.value}, not done: its replay "
                            "comes once it is played (watch it meanwhile)")
-        return pb.GetReplayResponse(records=[plain_record(data).to_json()
-                                             for data in deal_records(self.store, match.id)])
+        return pb.GetReplayResponse(records=[
+            plain_record(data).to_json() for data in match_records(self.store, match.id,
+                                                                   caller.id)])
 
     @unary
     def GetBotLogs(self, request: pb.GetBotLogsRequest,
@@ -177,5 +188,5 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
 
                 find_league(session, request.league)
             bot_id = bot.id
-        return pb.GetBotLogsResponse(entries=bot_logs(self.store, bot_id, request.league or None,
-                                                      request.limit))
+        return pb.GetBotLogsResponse(entries=bot_logs(self.store, caller.id, bot_id,
+                                                      request.league or None, request.limit))

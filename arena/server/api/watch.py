@@ -26,7 +26,8 @@ from arena.match.timeline import match_steps
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.api.convert import match_info
 from arena.server.api.errors import not_found
-from arena.store import BotVersion, Match, MatchRecordRow, MatchStatus, SeatResult, Store
+from arena.server.records import match_records
+from arena.store import BotVersion, Match, MatchStatus, SeatResult, Store
 from arena.store.models import LiveDeal
 
 POLL_S = 0.25
@@ -54,10 +55,9 @@ def entrant_names(store: Store, entrants: Sequence[int]) -> dict[int, str]:
 
 
 def deal_records(store: Store, match_id: str) -> list[dict[str, Any]]:
-    """The stored record of every deal of a match, in deal order."""
-    with store.session() as session:
-        return [row.record for row in session.scalars(select(MatchRecordRow).where(
-            MatchRecordRow.match_id == match_id).order_by(MatchRecordRow.deal))]
+    """The stored record of every deal of a match, in deal order, every bot's logs withheld
+    (a watcher is sent none)."""
+    return match_records(store, match_id, None)
 
 
 def live_actions(store: Store, match_id: str) -> dict[int, list[int]]:

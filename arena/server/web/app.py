@@ -2,6 +2,7 @@
 
 Every page reads the store through ``Queries``; a missing bot, league, match or game is a 404
 page, bad query parameters a 400 page, and anything unexpected a 500 page without a trace.
+Each page knows who is signed in (``signin``): a match's replay is read for that user.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
@@ -20,6 +21,8 @@ from starlette.exceptions import HTTPException
 from arena.server.web.pages import router
 from arena.server.web.queries import NotFound, Queries
 from arena.server.web.rendering import HERE, BadRequest, error_page, make_templates
+from arena.server.web.signin import router as sign_in_router
+from arena.server.web.signin import signed_in
 from arena.store import open_store
 
 log = logging.getLogger(__name__)
@@ -72,7 +75,8 @@ def create_app(store_url: str) -> FastAPI:
     app.state.queries = Queries(store)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    app.include_router(router)
+    app.include_router(router, dependencies=[Depends(signed_in)])
+    app.include_router(sign_in_router, dependencies=[Depends(signed_in)])
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(NotFound, on_not_found)
     app.add_exception_handler(RequestValidationError, on_bad_request)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena.games import Event, EventKind, Game, State
 from arena.games.cards import HIDDEN, Deck
 from arena.match.record import MatchRecord, apply_recorded
+from arena.match.safetext import safe_text
 from arena.match.timeline import action_label
 from arena.server.web.cards import CardFace, card_face, card_faces
 
@@ -81,6 +82,9 @@ class Frame:
     trump: CardFace | None = None
     trump_suit: str = ""
     notes: tuple[str, ...] = ()
+    bot_note: str = ""
+    """The debug note the acting bot sent with this step's decision (control characters
+    escaped); shown in the full view and in the acting seat's own view."""
 
     def shown_cards(self) -> list[CardFace]:
         """Every face-up card this frame draws, in page order."""
@@ -123,6 +127,9 @@ class FrameBuilder:
         """Every frame of the match: the deal, then one per action."""
         frames = [self._frame(0, "The deal", None, self._events(0), None)]
         total = len(self.record.actions)
+        conduct = self.record.conduct
+        notes = {note.decision: note for note in (conduct.debug if conduct else ())
+                 if self.view is None or note.seat == self.view}
         for index, action in enumerate(self.record.actions):
             actor = self.state.current_player()
             label = action_label(self.state, action)
@@ -132,8 +139,12 @@ class FrameBuilder:
             public = self.view is None or actor == self.view or \
                 _decision(events, actor) == _decision(self.state.full_events(start), actor)
             label = symbol_label(self.game.deck, label)
-            frames.append(self._frame(index + 1, self._step_label(actor, label, public, events),
-                                      actor, events, label if public else None))
+            frame = self._frame(index + 1, self._step_label(actor, label, public, events),
+                                actor, events, label if public else None)
+            note = notes.get(index)
+            if note is not None:
+                frame = replace(frame, bot_note=safe_text(note.text))
+            frames.append(frame)
         return frames
 
     def _events(self, start: int) -> tuple[Event, ...]:

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from arena.games import Game, load_game
+from arena.league.forfeits import DEFAULT_POLICY, ForfeitPolicy
 from arena.league.ratings import (
     CONSERVATIVE_Z,
     Rating,
@@ -42,20 +43,23 @@ class HistoryPoint:
         return self.mu - CONSERVATIVE_Z * self.sigma
 
 
-def rating_history(played: Iterable[PlayedSet], bots: Sequence[str]) -> list[HistoryPoint]:
-    """The overall rating of the bot known by any of ``bots`` after each set it played."""
+def rating_history(played: Iterable[PlayedSet], bots: Sequence[str],
+                   policies: Sequence[ForfeitPolicy] = ()) -> list[HistoryPoint]:
+    """The overall rating of the bot known by any of ``bots`` after each set it played
+    (``policies[i]``: the forfeit policy of set ``i``'s league, ``loss`` where not given)."""
     model = default_model()
     played = list(played)
     tables: dict[str, dict[str, Rating[str]]] = {match.game: {} for match, _ in played}
     rules: dict[tuple[str, int], Game] = {}
     mine = set(bots)
     points = []
-    for match, result in played:
+    for index, (match, result) in enumerate(played):
+        policy = policies[index] if index < len(policies) else DEFAULT_POLICY
         key = (result.game, result.players)
         game = rules.get(key) or rules.setdefault(
             key, load_game(result.game, result.players, result.params))
         table = tables[match.game]
-        for outcome in set_outcomes(game, match.seats, result):
+        for outcome in set_outcomes(game, match.seats, result, policy):
             update(table, outcome, model)
         present = mine.intersection(match.seats)
         if present:

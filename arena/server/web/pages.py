@@ -17,10 +17,12 @@ from arena.league.plots import ratings_figure
 from arena.league.ratings import Rating
 from arena.league.report import OVERALL_IMAGE, image_names, sections
 from arena.match.record import MatchRecord
+from arena.match.safetext import safe_text
 from arena.server.web.frames import Frame, View, match_frames
 from arena.server.web.history import history_svg, rating_history
 from arena.server.web.queries import NotFound, Queries, game_names
 from arena.server.web.rendering import BadRequest, page
+from arena.server.web.signin import viewer_of
 
 router = APIRouter()
 
@@ -57,9 +59,10 @@ def bot_page(request: Request, name: str) -> Response:
     """A bot: its rating history, results by game and head to head."""
     reads = queries(request)
     bot = reads.bot(name)
-    history = rating_history(reads.boards().played, bot.display)
+    boards = reads.boards()
+    history = rating_history(boards.played, bot.display, boards.policies)
     shown = ", ".join(bot.display) or name
-    plot = Markup(history_svg(history, f"{shown}: overall rating"))
+    plot = Markup(history_svg(history, safe_text(f"{shown}: overall rating")))
     return page(request, "bot.html", bot=bot, plot=plot, sets=len(history),
                 boards=reads.boards())
 
@@ -102,8 +105,10 @@ def report_plot(request: Request, name: str, image: str) -> Response:
 @router.get("/matches/{match_id:path}", response_class=HTMLResponse)
 def match_page(request: Request, match_id: str, view: str = "full", deal: str = "0",
                step: str = "0") -> Response:
-    """A match: its entrants and results, and a replay of one deal from one view."""
-    match = queries(request).match(match_id)
+    """A match: its entrants and results, and a replay of one deal from one view (with the
+    debug notes of the signed-in user's bots)."""
+    viewer = viewer_of(request)
+    match = queries(request).match(match_id, viewer.id if viewer is not None else None)
     context: dict[str, Any] = {"match": match, "view_name": view}
     if not match.records:
         return page(request, "match.html", frame=None, **context)

@@ -8,24 +8,28 @@ of done matches and the latest finish time.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from arena.league.cli import ratings_tables
+from arena.league.boards import leaderboards
 from arena.league.compare import (
+    DEFAULT_CORRECTION,
     BotSummary,
     PairComparison,
     SetScore,
     bot_summaries,
     compare_pairs,
+    family_size,
     set_score,
 )
-from arena.league.create import LeagueError
+from arena.league.create import LeagueError, league_policy
+from arena.league.forfeits import FaultCount, ForfeitPolicy
 from arena.league.ratings import Rating
 from arena.league.report import LeagueReport, build_report
 from arena.league.status import (
@@ -36,16 +40,16 @@ from arena.league.status import (
     league_bots,
     league_languages,
     league_status,
-    played_sets,
-    schedule_key,
+    left_out,
+    scored_sets,
 )
+from arena.server.records import Viewer, viewable_records
 from arena.store import (
     Bot,
     BotVersion,
     League,
     LeagueEntrant,
     Match,
-    MatchRecordRow,
     MatchStatus,
     SeatResult,
     Store,
@@ -69,6 +73,14 @@ class Boards:
     bots: dict[str, str]
     """Each display name in the tables to its bot's name in the store (the page's key)."""
     scores: list[SetScore[str]] = field(default_factory=list)
+    faults: dict[str, dict[str, FaultCount]] = field(default_factory=dict)
+    """Per game, each bot's forfeited deals by reason code."""
+    overall_faults: dict[str, FaultCount] = field(default_factory=dict)
+    """Each bot's forfeited deals over every game."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """Per game (``""``: overall), how forfeits score and what the table leaves out."""
+    policies: list[ForfeitPolicy] = field(default_factory=list)
+    """The forfeit policy of each played set's league."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +129,10 @@ class MatchPage:
     league: str
     game: str
     status: str
-    seed: int
+    seed: int | None
+    """The deal seed once the match is done; None before (nothing of the deal is shown)."""
+    seed_source: str
+    """``secret`` (from the league's secret) or ``given`` (from a seed a user gave)."""
     entrants: list[SeatLine]
     records: list[dict[str, Any]]
     last_error: str
@@ -138,6 +153,14 @@ class BotPage:
     leagues: list[str]
     matches: list[tuple[str, str, float]]
     """Its latest finished matches: id, game and its total return, newest first."""
+    correction: str = DEFAULT_CORRECTION
+    """The multiple-comparison correction of the pair tests."""
+    comparisons: int = 0
+    """How many pair tests the correction was made over (every tested pair of every game)."""
+    faults: dict[str, FaultCount] = field(default_factory=dict)
+    """Per game, its forfeited deals by reason code."""
+    overall_faults: FaultCount = field(default_factory=lambda: FaultCount(Counter()))
+    """Its forfeited deals over every game."""
 
 
 class Queries:
@@ -167,18 +190,23 @@ class Queries:
                 key = self._version(session)
             if self._boards is not None and self._boards[0] == key:
                 return self._boards[1]
-            per_game, overall = ratings_tables(self.store, None, None)
+            tables = leaderboards(self.store, None, None)
             with self.store.session() as session:
-                played, _ = played_sets(session)
+                scored, _ = scored_sets(session)
+                played = [(entry.match, entry.result) for entry in scored]
                 versions = session.scalars(select(BotVersion).join(LeagueEntrant).options(
                     selectinload(BotVersion.bot))).unique().all()
                 names = {display: version.bot.name
                          for version_id, display in bot_names(versions).items()
                          for version in versions if version.id == version_id}
-            scores = [score for match, result in played
-                      if (score := set_score(match.seats, result)) is not None]
-            boards = Boards(overall=overall, per_game=per_game, played=played, bots=names,
-                            scores=scores)
+            scores = [score for entry in scored if (score := set_score(
+                entry.match.seats, entry.result, policy=entry.policy)) is not None]
+            boards = Boards(overall=tables.overall, per_game=tables.per_game, played=played,
+                            bots=names, scores=scores, faults=tables.faults,
+                            overall_faults=tables.overall_faults(),
+                            notes={"": tables.note(None),
+                                   **{game: tables.note(game) for game in tables.per_game}},
+                            policies=[entry.policy for entry in scored])
             self._boards = (key, boards)
             return boards
 
@@ -208,12 +236,16 @@ class Queries:
                         if rating.bot in mine), None)
         summaries = [summary for (_, bot_name), summary in
                      bot_summaries(boards.scores).items() if bot_name in mine]
-        pairs = [pair for (_, bot_name, _), pair in compare_pairs(boards.scores).items()
-                 if bot_name in mine]
+        every = compare_pairs(boards.scores, DEFAULT_CORRECTION)
+        pairs = [pair for (_, bot_name, _), pair in every.items() if bot_name in mine]
+        faults = {game: _merged(counts, mine) for game, counts in boards.faults.items()
+                  if any(bot in counts for bot in mine)}
         return BotPage(name=name, display=display, versions=versions,
                        overall=overall[1] if overall else None,
                        overall_rank=overall[0] if overall else None, ratings=ratings,
-                       summaries=summaries, pairs=pairs, leagues=leagues, matches=matches)
+                       summaries=summaries, pairs=pairs, leagues=leagues, matches=matches,
+                       correction=DEFAULT_CORRECTION, comparisons=family_size(every.values()),
+                       faults=faults, overall_faults=_merged(boards.overall_faults, mine))
 
     def leagues(self) -> list[LeagueStatus]:
         """Every league's status, oldest first."""
@@ -229,12 +261,12 @@ class Queries:
             names = league_bots(session, league)
             owners = dict(session.execute(select(BotVersion.id, Bot.name).join(Bot).where(
                 BotVersion.id.in_(list(names)))).all())
-            rows = session.scalars(select(Match).where(Match.league_id == league.id)).all()
+            rows = session.scalars(select(Match).where(Match.league_id == league.id)
+                                   .order_by(Match.position)).all()
             matches = [MatchRow(id=row.id, game=row.game_id, status=row.status.value,
                                 seats=tuple(names.get(e, str(e)) for e in row.entrants),
                                 attempts=row.attempts, last_error=row.last_error or "")
-                       for row in sorted(rows, key=lambda row: schedule_key(league.games,
-                                                                            row.id))]
+                       for row in rows]
             return LeaguePage(name=league.name, status=status,
                               entrants=[(shown, owners.get(version, shown))
                                         for version, shown in names.items()],
@@ -252,16 +284,26 @@ class Queries:
             return cached
         with self.store.session() as session:
             league = _league(session, name)
-            played, _ = played_sets(session, [league])
+            scored, _ = scored_sets(session, [league])
             names = league_bots(session, league)
             languages = league_languages(session, league)
-        report = build_report(played, league.name, list(names.values()), languages=languages)
+            void = left_out(session, [league.id])
+            policy = league_policy(league.settings or {})
+        # What a bot wrote (its log, and the details that quote it) is its owner's business:
+        # the public report lists where and why each fault happened only.
+        report = build_report(
+            [(entry.match, entry.result) for entry in scored], league.name,
+            list(names.values()), languages=languages, policy=policy,
+            faults=[replace(fault, log="", detail="") for entry in scored
+                    for fault in entry.faults()],
+            void={game: (out.sets, out.deals) for game, out in void.items()})
         with self._lock:
             self._reports[key] = report
         return report
 
-    def match(self, match_id: str) -> MatchPage:
-        """A match's page data, or ``NotFound``."""
+    def match(self, match_id: str, viewer: Viewer = None) -> MatchPage:
+        """A match's page data, its records read for ``viewer`` (a user id, or None for
+        nobody), or ``NotFound``."""
         with self.store.session() as session:
             match = session.get(Match, match_id)
             if match is None:
@@ -281,11 +323,22 @@ class Queries:
                     entrant=entrant, name=names.get(version, owners.get(version, "?")),
                     bot=owners.get(version, ""), total=row.total_return if row else None,
                     returns=tuple(row.returns) if row else (), reason=row.reason if row else ""))
-            records = [row.record for row in session.scalars(select(MatchRecordRow).where(
-                MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))]
+            done = match.status is MatchStatus.DONE
+            records = viewable_records(session, match, viewer) if done else []
             return MatchPage(id=match.id, league=league.name if league else "",
-                             game=match.game_id, status=match.status.value, seed=match.seed,
-                             entrants=lines, records=records, last_error=match.last_error or "")
+                             game=match.game_id, status=match.status.value,
+                             seed=match.seed if done else None,
+                             seed_source=match.seed_source.value, entrants=lines,
+                             records=records, last_error=match.last_error or "")
+
+
+def _merged(counts: dict[str, FaultCount], shown: set[str]) -> FaultCount:
+    """The forfeits of a bot's display names (its versions) together."""
+    total = FaultCount(Counter())
+    for name in shown:
+        if name in counts:
+            total.faults.update(counts[name].faults)
+    return total
 
 
 def _league(session: Session, name: str) -> League:

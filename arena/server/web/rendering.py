@@ -1,4 +1,9 @@
-"""How pages are rendered: the templates, their helpers, and the error page."""
+"""How pages are rendered: the templates, their helpers, and the error page.
+
+Every value a template prints passes through ``shown`` (Jinja's ``finalize``): text has its
+control and format characters escaped (``safe_text``: a bot's name may hold a bidi override)
+before autoescaping makes it HTML.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,17 @@ from urllib.parse import quote
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from arena.league import numbers
+from arena.league.compare import CORRECTIONS, MIN_SETS
+from arena.match.safetext import safe_text
 
 HERE = Path(__file__).parent
 """Where the templates and static files are."""
 
-STATUS_TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed",
-                 500: "Server error"}
+STATUS_TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found",
+                 405: "Method not allowed", 500: "Server error"}
 """The heading of each error page."""
 
 
@@ -28,22 +38,47 @@ def url_part(text: object) -> str:
 
 
 def signed(value: float) -> str:
-    """A number with its sign (zero has none), without needless decimals."""
+    """A game's return with its sign (zero has none), without needless decimals (statistics
+    use the report's formatter: the ``estimate``, ``rate``, ``fixed``, ``p_value`` and
+    ``verdict`` filters)."""
     return f"{value:+.4g}" if value else "0"
 
 
+def shown(value: object) -> object:
+    """A value as a template prints it: text made safe to show (``Markup`` is HTML the pages
+    made themselves, and stays as it is)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return safe_text(value, multiline=True)
+    return value
+
+
 def make_templates() -> Jinja2Templates:
-    """The page templates, with the helpers they use."""
+    """The page templates, with the helpers they use; what they print goes through
+    ``shown``."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.finalize = shown
     templates.env.filters["signed"] = signed
+    templates.env.filters["fixed"] = numbers.fixed
+    templates.env.filters["estimate"] = numbers.estimate
+    templates.env.filters["rate"] = numbers.rate
+    templates.env.filters["percent"] = numbers.percent
+    templates.env.filters["p_value"] = numbers.p_value
+    templates.env.filters["verdict"] = numbers.verdict
+    templates.env.globals["corrections"] = CORRECTIONS
+    templates.env.globals["min_sets"] = MIN_SETS
     templates.env.filters["url_part"] = url_part
     return templates
 
 
 def page(request: Request, template: str, **context: Any) -> HTMLResponse:
-    """Render a page template."""
+    """Render a page template, with the signed-in user (``viewer``) for the header; a page
+    made for a signed-in user is not cached."""
     templates: Jinja2Templates = request.app.state.templates
-    response: HTMLResponse = templates.TemplateResponse(request, template, context)
+    viewer = getattr(request.state, "viewer", None)
+    response: HTMLResponse = templates.TemplateResponse(
+        request, template, {"viewer": viewer, **context})
+    if viewer is not None:
+        response.headers["Cache-Control"] = "private, no-store"
     return response
 
 
@@ -52,5 +87,6 @@ def error_page(request: Request, status: int, message: str) -> Response:
     templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(
         request, "error.html",
-        {"status": status, "title": STATUS_TITLES.get(status, "Error"), "message": message},
+        {"status": status, "title": STATUS_TITLES.get(status, "Error"), "message": message,
+         "viewer": getattr(request.state, "viewer", None)},
         status_code=status)

@@ -3,6 +3,7 @@
     python scripted_bot.py [--version V] [--ready ready|none|malformed|decision]
         [--exit-at-start CODE] [--no-listen] [--faults 1:late,3:illegal] [--crash-at K]
         [--late-ms MS] [--sleep-ms MS] [--ignore-term] [--say TEXT] [--pid-file PATH]
+        [--crash-once PATH] [--note TEXT]
 
 Decisions are counted per match (stream) from 1. Fault kinds: late (answer after --late-ms,
 while later requests are answered at once), hang (answer nothing from then on), illegal,
@@ -10,6 +11,8 @@ unset (action 0), stale (an old request id), malformed (bytes that are no PlayRe
 empty (an empty PlayResponse), ready (a Ready instead of a Decision), big (a message over
 64 KiB), twice (answer twice), raise (end the stream with an error). Without a fault the bot
 plays the first legal action. At MatchEnd it prints the reason codes it was sent to stderr.
+With ``--crash-once PATH``, ``--crash-at`` holds only for the first instance to get there: it
+creates PATH before crashing, and an instance that finds PATH plays on.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ def options() -> argparse.Namespace:
     parser.add_argument("--ignore-term", action="store_true")
     parser.add_argument("--say", default="")
     parser.add_argument("--pid-file", default="")
+    parser.add_argument("--crash-once", default="")
+    parser.add_argument("--note", default="", help="the debug text of every Decision (else "
+                                                   "'decision N')")
     return parser.parse_args()
 
 
@@ -92,6 +98,17 @@ class ScriptedBot:
         finally:
             task.cancel()
 
+    def crashes(self) -> bool:
+        """True when this instance crashes at ``--crash-at`` (with ``--crash-once``: only the
+        first instance to get there)."""
+        if not self.args.crash_once:
+            return True
+        try:
+            os.close(os.open(self.args.crash_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
     async def handle(self, request: pb.PlayRequest, answers: asyncio.Queue[object],
                      state: dict[str, Any]) -> None:
         """Answer one request (or not) as scripted."""
@@ -112,7 +129,7 @@ class ScriptedBot:
             message = request.decision_request
             legal = [action.id for action in message.legal_actions]
             request_id = message.request_id
-            if count == args.crash_at:
+            if count == args.crash_at and self.crashes():
                 print(f"scripted bot: crashing at decision {count}", file=sys.stderr,
                       flush=True)
                 os._exit(3)
@@ -135,7 +152,7 @@ class ScriptedBot:
                 "ready": [pb.PlayResponse(ready=pb.Ready()).SerializeToString()],
                 "big": [decision(request_id, legal[0], "x" * 100_000)],
                 "twice": [decision(request_id, legal[0])] * 2,
-            }.get(fault, [decision(request_id, legal[0], f"decision {count}")])
+            }.get(fault, [decision(request_id, legal[0], args.note or f"decision {count}")])
             for reply in replies:
                 if fault == "late":
                     asyncio.get_running_loop().call_later(args.late_ms / 1000,

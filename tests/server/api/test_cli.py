@@ -41,7 +41,7 @@ def test_register_prints_the_token_once_and_it_works(service: Service) -> None:
     assert len(token) >= 40 and "\n" not in token
     listed = run(service, "bots", "--json", token=token)
     assert listed.exit_code == 0, listed.output
-    assert json.loads(listed.stdout) == {}
+    assert json.loads(listed.stdout) == {"bots": []}
 
 
 def test_a_missing_or_bad_token_is_one_error_line(service: Service) -> None:
@@ -110,6 +110,43 @@ def test_a_league_from_creation_to_leaderboard(service: Service, tmp_path: Path)
     assert checked.exit_code == 0, checked.output
     board = json.loads(run(service, "leaderboard", "--json", token=token).stdout)
     assert len(board["overall"]) == 2
+    assert [(row["faults"], row["forfeits"]) for row in board["overall"]] == [({}, 0)] * 2
+    assert board["overall_note"] == "forfeits scored as loss; no deal left out"
+    assert status["status"]["forfeit_policy"] == "loss"
+    assert sorted((entry["bot"], entry["forfeits"]) for entry in status["status"]["forfeits"]
+                  ) == [("heuristic (policy)", 0), ("random (policy)", 0)]
+    table = run(service, "leaderboard", token=token).stdout
+    assert "forfeits" in table and "no deal left out" in table
+
+
+def test_remote_league_create_makes_secret_deals_unless_given_a_seed(service: Service) -> None:
+    """Without --seed the service's league is secret; --seed 0 makes it given (field present)."""
+    token = register(service, "alice")
+    for name, extra, seeds in (("dark", (), "secret"), ("open", ("--seed", "0"), "given")):
+        created = run(service, "league", "create", name, "--bot", "random", "--bot",
+                      "heuristic", "--games", "briscola", *extra, token=token)
+        assert created.exit_code == 0, created.output
+        status = json.loads(run(service, "league", "status", name, "--json",
+                                token=token).stdout)
+        assert status["status"]["seeds"] == seeds
+        [match] = status["matches"]
+        assert len(match["id"]) == 16 and int(match["id"], 16) >= 0
+
+
+def test_remote_league_create_takes_a_forfeit_policy(service: Service) -> None:
+    """--forfeit-policy stand is kept; an unknown policy is one error line, nothing created."""
+    token = register(service, "alice")
+    created = run(service, "league", "create", "kept", "--bot", "random", "--bot", "heuristic",
+                  "--games", "briscola", "--forfeit-policy", "stand", token=token)
+    assert created.exit_code == 0, created.output
+    status = json.loads(run(service, "league", "status", "kept", "--json", token=token).stdout)
+    assert status["status"]["forfeit_policy"] == "stand"
+    bad = run(service, "league", "create", "bad", "--bot", "random", "--bot", "heuristic",
+              "--forfeit-policy", "draw", token=token)
+    assert bad.exit_code == 2
+    assert bad.output.strip().splitlines() == [
+        "error: unknown forfeit policy 'draw': choose loss, stand (INVALID_ARGUMENT)"], bad.output
+    assert run(service, "league", "status", "bad", token=token).exit_code == 2
 
 
 def free_port() -> int:

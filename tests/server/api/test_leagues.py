@@ -153,3 +153,32 @@ def test_watching_with_a_seat_needs_the_bot_s_owner(service: Service) -> None:
         code, message = status_of(lambda: list(bob.watch(match.id, as_bot="beta")))
         assert code == grpc.StatusCode.INVALID_ARGUMENT
         assert "does not play in match" in message
+
+
+def test_leagues_made_alike_over_the_api_get_secret_seeds_of_their_own(
+        service: Service) -> None:
+    """Without a seed, two leagues made alike get different secrets and seeds and no match id
+    in common, and say their seeds are secret; with the same seed, the same deals, said given."""
+    from arena.store import League, Match
+
+    with service.register("alice") as client:
+        made = {name: client.call("CreateLeague", pb.CreateLeagueRequest(
+            name=name, bots=["random", "heuristic"], games=["briscola", "scopa"], deals=2,
+            **({"seed": 0} if name.startswith("given") else {}))).status
+            for name in ("one", "two", "given1", "given2")}
+        listed = {name: [match.id for match in client.call(
+            "GetLeagueStatus", pb.GetLeagueStatusRequest(name=name)).matches]
+            for name in made}
+    assert {name: status.seeds for name, status in made.items()} == {
+        "one": "secret", "two": "secret", "given1": "given", "given2": "given"}
+    ids = [match_id for found in listed.values() for match_id in found]
+    assert len(set(ids)) == len(ids) == 16
+    assert all(len(match_id) == 16 and int(match_id, 16) >= 0 for match_id in ids)
+    with service.store.session() as session:
+        seeds = {name: [session.get_one(Match, match_id).seed for match_id in found]
+                 for name, found in listed.items()}
+        secrets = {league.name: league.seed_secret for league in session.scalars(select(League))}
+    assert not set(seeds["one"]) & set(seeds["two"])
+    assert seeds["given1"] == seeds["given2"]
+    assert secrets["one"] != secrets["two"] and None not in (secrets["one"], secrets["two"])
+    assert secrets["given1"] is None

@@ -1,33 +1,27 @@
 """The pages in a real headless Chromium (Debian's, driven by Playwright): from the leaderboard
 to a bot, to a match, stepping the replay with the keyboard, with screenshots checked for the
-cards the page says it shows."""
+cards the page says it shows; and a bot's owner signing in to see its debug notes."""
 
 from __future__ import annotations
 
 import io
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from PIL import Image
 
 from arena.match.record import MatchRecord
-from arena.server.web import create_app
 from arena.server.web.frames import match_frames
 from tests.server.web.conftest import LEAGUE, WebStore
+from tests.server.web.owners import HOSTILE, MARKERS, owned_arena
+from tests.server.web.serving import web_server
 
 PAGE_BACKGROUND = (250, 250, 250)
 """The page's background colour (#fafafa)."""
-
-SERVER_START_S = 20.0
-"""How long the server may take to answer."""
 
 
 def in_ci() -> bool:
@@ -55,25 +49,8 @@ def chromium_path() -> str:
 @pytest.fixture(scope="module")
 def server(web_store: WebStore) -> Iterator[str]:
     """The web app served by uvicorn on a free local port, in a thread; its base URL."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    config = uvicorn.Config(create_app(web_store.url), log_level="warning")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + SERVER_START_S
-    while not instance.started:
-        assert time.monotonic() < deadline, "the web server did not start"
-        assert thread.is_alive(), "the web server stopped while starting"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        instance.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
+    with web_server(web_store.url) as url:
+        yield url
 
 
 @pytest.fixture()
@@ -178,3 +155,36 @@ def test_seat_view_and_phone_width(page: Any, server: str, web_store: WebStore,
                  "/games/scopa", "/bots/nobody"):
         page.goto(f"{server}{path}")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+
+
+def test_signing_in_shows_the_owners_notes_in_the_replay(
+        page: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """ann opens a replay step where her bot left a note: none is shown; she signs in from the
+    header's link with her token, comes back to that step and sees her note (escaped), and
+    not ben's at his step; once she signs out the note is gone."""
+    arena = owned_arena(tmp_path_factory.mktemp("browser-sign-in"))
+    deal, _, step = arena.steps["ann"][0]
+    bens = next(entry for entry in arena.steps["ben"] if entry[0] == deal)[2]
+    with web_server(arena.url) as base:
+        address = f"{base}/matches/{arena.match_id}?view=full&deal={deal}&step={step}"
+        page.goto(address)
+        assert page.locator(".bot-note").count() == 0
+        page.get_by_role("link", name="Sign in").click()
+        page.get_by_label("API token").fill("not-a-token")
+        page.get_by_role("button", name="Sign in").click()
+        assert "unknown API token" in page.get_by_role("alert").inner_text()
+        page.get_by_label("API token").fill(arena.tokens["ann"])
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(address)
+        assert page.locator("[data-signed-in]").inner_text() == "ann"
+        note = page.locator(".bot-note").inner_text()
+        assert MARKERS["ann"] in note and "\\x1b[2J<b>" in note and HOSTILE not in note
+        assert not page.evaluate("document.cookie")  # HttpOnly: no script reads it
+        page.goto(f"{base}/matches/{arena.match_id}?view=full&deal={deal}&step={bens}")
+        assert page.locator(".bot-note").count() == 0
+        assert MARKERS["ben"] not in page.content()
+        page.get_by_role("button", name="Sign out").click()
+        page.wait_for_url(f"{base}/")
+        assert page.get_by_role("link", name="Sign in").count() == 1
+        page.goto(address)
+        assert page.locator(".bot-note").count() == 0

@@ -1,6 +1,8 @@
-"""Burns CPU between decisions: three child processes and a thread spin from start to end,
-while the bot answers every decision at once and reports, with each, how many CPUs its
-container's processes used since the burning began (from /proc, which shows only them).
+"""Burns CPU between decisions: three child processes and a thread spin from start to end
+(at nice 19, so its own answers are not starved inside its quota: the attack is on the
+opponent and the host), while the bot answers every decision at once and reports, with each,
+how many CPUs its container's processes used since the burning began (from /proc, which
+shows only them).
 
 It refuses to start outside the arena's container.
 """
@@ -41,7 +43,9 @@ def cpu_seconds() -> float:
 
 
 def spin() -> NoReturn:
-    """Use all the CPU it is given, forever."""
+    """Use all the CPU it is given, forever, at the lowest priority (nice 19) so that within
+    the container's quota the bot's own answering thread still runs when it has work."""
+    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     while True:
         pass
 

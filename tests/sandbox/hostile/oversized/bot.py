@@ -1,18 +1,15 @@
 """Answers its 2nd decision with a 200 KB Decision, over the arena's receive limit (a raw gRPC
-server: the SDK caps debug text)."""
+server, ``rawserver``: the SDK caps debug text)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 from collections.abc import Iterator
-from concurrent import futures
 
 import grpc
 
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.sandbox.audit import rawserver
 
 BIG_DEBUG = "x" * 200_000
 READY = pb.PlayResponse(ready=pb.Ready(protocol_version=PROTOCOL_VERSION, bot_name="oversized",
@@ -40,21 +37,5 @@ def play(requests: Iterator[pb.PlayRequest], context: grpc.ServicerContext) -> I
             return
 
 
-def serve() -> None:
-    """Listen on ``CARDARENA_ADDRESS`` until SIGTERM."""
-    handler = grpc.method_handlers_generic_handler("cardarena.v1.AgentService", {
-        "Play": grpc.stream_stream_rpc_method_handler(
-            play, request_deserializer=pb.PlayRequest.FromString,
-            response_serializer=lambda data: data)})
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(os.environ["CARDARENA_ADDRESS"])
-    server.start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    stop.wait()
-    server.stop(0.2).wait()
-
-
 if __name__ == "__main__":
-    serve()
+    rawserver.serve(play)

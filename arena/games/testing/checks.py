@@ -1,4 +1,4 @@
-"""Reusable checkers every game passes unchanged; each raises AssertionError naming the problem."""
+"""Checkers every game passes unchanged; each raises AssertionError naming the problem."""
 
 from __future__ import annotations
 
@@ -6,24 +6,23 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from arena.games import Event, EventKind, Game, IllegalActionError, Observation, State
+from arena.games.api import Event, EventKind, Game, Observation, State
 from arena.games.cards import HIDDEN
+from arena.games.params import IllegalActionError
+from arena.games.testing.playouts import digest, replay, snapshot, where
 
-from .harness import align, digest
-
-Observe = Callable[[State, int], Observation]
-Snapshot = tuple[Any, ...]
+Observe = Callable[[State[Any], int], Observation]
 
 PLAY_KINDS = (EventKind.PLAY, EventKind.PLAY_FACE_DOWN)
 WON_KINDS = (EventKind.TRICK, EventKind.CAPTURE)
 """Events whose cards a side wins; every other card of a hand is listed by its HAND_END."""
 
 
-def observe(state: State, seat: int) -> Observation:
+def observe(state: State[Any], seat: int) -> Observation:
     """The observation the game gives a seat (the default for checkers taking ``observe``)."""
     return state.observation(seat)
 
@@ -33,28 +32,39 @@ def serialized(observation: Observation) -> str:
     return json.dumps(observation.to_dict(), sort_keys=True, allow_nan=False)
 
 
-def where(state: State) -> str:
-    """A locator for failure messages: game, seed, and the number and last of the actions."""
-    actions = state.history()
-    return f"{state.game!r} seed {state.seed()} after {len(actions)} actions (last {actions[-8:]})"
-
-
-def snapshot(state: State, seats: Sequence[int] | None = None) -> Snapshot:
-    """Everything observable through the API (observations of ``seats``, default all)."""
-    chosen = range(state.game.num_players) if seats is None else seats
-    return (state.history(), state.returns(), state.current_player(), state.is_terminal(),
-            state.legal_actions(), state.deals(), state.full_events(),
-            tuple(state.observation(seat) for seat in chosen))
-
-
 def has_dead_hand(game: Game) -> bool:
     """True for a game with a dead hand."""
     return game.dead_hand
 
 
+def masked_form(real: Event, mine: Event) -> bool:
+    """True when ``mine`` is ``real`` as given, or with its cards hidden and values dropped."""
+    return ((mine.kind, mine.seat) == (real.kind, real.seat)
+            and mine.cards in (real.cards, (HIDDEN,) * len(real.cards))
+            and mine.values in (real.values, ()))
+
+
+def align(view: Sequence[Event], full: Sequence[Event]) -> list[Event | None] | None:
+    """A seat's event log matched, in order, to the full log (None where the seat has no entry).
+
+    A seat's log is the full log with cards and values masked, possibly leaving out events the
+    seat cannot know of at all (another table's); None when it is not such a log.
+    """
+    aligned: list[Event | None] = [None] * len(full)
+    index = 0
+    for mine in view:
+        while index < len(full) and not masked_form(full[index], mine):
+            index += 1
+        if index == len(full):
+            return None
+        aligned[index] = mine
+        index += 1
+    return aligned
+
+
 # --- legality --------------------------------------------------------------------------------
 
-def check_legal_set(state: State) -> None:
+def check_legal_set(state: State[Any]) -> None:
     """The player to act has a non-empty, sorted set of unique int actions; none when over."""
     legal = state.legal_actions()
     player = state.current_player()
@@ -72,7 +82,7 @@ def _names_number(message: str, number: int) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(str(number))}(?!\w)", message) is not None
 
 
-def illegal_candidates(state: State, rng: random.Random) -> list[int]:
+def illegal_candidates(state: State[Any], rng: random.Random) -> list[int]:
     """Actions that are not legal now: below, above and (when any) between the legal ones."""
     legal = state.legal_actions()
     top = max(legal, default=0)
@@ -80,7 +90,7 @@ def illegal_candidates(state: State, rng: random.Random) -> list[int]:
     return [-1, top + 1, *([rng.choice(gaps)] if gaps else [])]
 
 
-def check_illegal_rejected(state: State, rng: random.Random) -> None:
+def check_illegal_rejected(state: State[Any], rng: random.Random) -> None:
     """An illegal action raises IllegalActionError naming it and the legal set; nothing changes."""
     legal = state.legal_actions()
     actor = [state.current_player()] if not state.is_terminal() else []
@@ -160,7 +170,7 @@ def check_hand_accounting(game: Game, events: Sequence[Event]) -> None:
             f"missing {missing}, twice {twice}, not in the deck {foreign}")
 
 
-def check_final_returns(state: State) -> None:
+def check_final_returns(state: State[Any]) -> None:
     """A finished match has zero-sum returns."""
     returns = state.returns()
     assert abs(sum(returns)) < 1e-9, f"{where(state)}: returns {returns} are not zero-sum"
@@ -168,7 +178,7 @@ def check_final_returns(state: State) -> None:
 
 # --- observations ----------------------------------------------------------------------------
 
-def check_observation(state: State, seat: int, observation: Observation) -> None:
+def check_observation(state: State[Any], seat: int, observation: Observation) -> None:
     """A well-formed observation: its seat's legal set, a sorted hand, a masked event log."""
     game = state.game
     context = f"{where(state)}, seat {seat}"
@@ -201,7 +211,7 @@ def located_cards(observation: Observation) -> set[int]:
     return replace(view, events=events, called_card=HIDDEN).seen_cards()
 
 
-def check_no_foreign_cards(state: State, observe: Observe = observe) -> None:
+def check_no_foreign_cards(state: State[Any], observe: Observe = observe) -> None:
     """No observation shows another seat's hand cards, except as the game shows them.
 
     Another seat's DEAL events stay masked unless the game shows that hand (``visible_hands``),
@@ -231,7 +241,7 @@ def check_no_foreign_cards(state: State, observe: Observe = observe) -> None:
 
 # --- hidden information ----------------------------------------------------------------------
 
-def sees_same_cards(original: Observation, twin: State) -> bool:
+def sees_same_cards(original: Observation, twin: State[Any]) -> bool:
     """True when every card the seat saw in an event is in the same event of the twin's log."""
     full = iter(twin.full_events())
     for event in original.events:
@@ -244,7 +254,7 @@ def sees_same_cards(original: Observation, twin: State) -> bool:
     return True
 
 
-def resampled_deals(state: State, seat: int, rng: random.Random,
+def resampled_deals(state: State[Any], seat: int, rng: random.Random,
                     fixed: frozenset[int]) -> list[tuple[int, ...]]:
     """The deals with the current one's cards unknown to ``seat`` permuted among their places.
 
@@ -265,7 +275,7 @@ def resampled_deals(state: State, seat: int, rng: random.Random,
     return [*deals[:-1], tuple(order)]
 
 
-def check_resample(state: State, seat: int, rng: random.Random, fixed: frozenset[int],
+def check_resample(state: State[Any], seat: int, rng: random.Random, fixed: frozenset[int],
                    observe: Observe = observe) -> str:
     """Resample what ``seat`` has not seen and replay; its observation must not change.
 
@@ -301,7 +311,7 @@ def check_resample(state: State, seat: int, rng: random.Random, fixed: frozenset
 
 # --- clones ----------------------------------------------------------------------------------
 
-def check_clone(state: State, rng: random.Random) -> None:
+def check_clone(state: State[Any], rng: random.Random) -> None:
     """A clone is equal, independent of the original, and continues identically."""
     before = snapshot(state)
     twin = state.clone()
@@ -315,3 +325,43 @@ def check_clone(state: State, rng: random.Random) -> None:
     for action in actions:
         state.apply_action(action)
     assert digest(state) == digest(twin), f"{where(state)}: the clone continued differently"
+
+
+# --- determinism -----------------------------------------------------------------------------
+
+def check_replay(state: State[Any], stops: Sequence[int]) -> None:
+    """Replaying a match's actions from its seed, or from its own deals, gives the same states."""
+    game = state.game
+    actions = state.history()
+    for stop in sorted({*stops, len(actions)}):
+        first = replay(game, state.seed(), actions[:stop])
+        second = replay(game, state.seed(), actions[:stop])
+        assert first is not None and second is not None, (
+            f"{where(state)}: replaying the first {stop} actions from the seed hit an illegal one")
+        assert snapshot(first) == snapshot(second), (
+            f"{where(state)}: two replays of the first {stop} actions differ")
+    again = replay(game, state.seed(), actions)
+    assert again is not None and digest(again) == digest(state), (
+        f"{where(state)}: replaying the actions from the seed gives another match")
+    injected = replay(game, state.seed(), actions, deal=state.deals())
+    assert injected is not None and snapshot(injected) == snapshot(state), (
+        f"{where(state)}: injecting the match's own deals gives another match")
+
+
+def check_seeds_deal_differently(game: Game, seeds: Iterable[int]) -> None:
+    """Different seeds give different first deals."""
+    first: dict[tuple[int, ...], int] = {}
+    for seed in seeds:
+        deal = game.new_initial_state(seed).deals()[0]
+        assert deal not in first, f"{game!r}: seeds {first.get(deal)} and {seed} deal the same"
+        first[deal] = seed
+
+
+def out_of_play(game: Game, states: Iterable[State[Any]]) -> frozenset[int]:
+    """Cards the rules set aside in these matches: seen in no event but HAND_END."""
+    used: set[int] = set()
+    for state in states:
+        for event in state.full_events():
+            if event.kind != EventKind.HAND_END:
+                used.update(event.cards)
+    return frozenset(set(game.deck.cards) - used)

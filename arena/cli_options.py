@@ -1,0 +1,37 @@
+"""Command-line options that several commands share, each declared once (type, name, help).
+
+``arena play``, ``arena compare`` and ``arena league create`` take the clock, the strikes and
+the forfeit policy with these declarations, and ``arena remote league create`` the forfeit
+policy; a command gives the default in its signature, the constant beside the value's code
+(``DEFAULT_DECISION_MS`` and the others of ``arena.match.timecontrol``, ``DEFAULT_STRIKES``,
+``DEFAULT_POLICY.value``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+DecisionMsOption = Annotated[int, typer.Option(
+    "--decision-ms", min=1, help="Time for each decision, in milliseconds.")]
+"""``--decision-ms``: the time for each decision (default ``DEFAULT_DECISION_MS``)."""
+
+BankMsOption = Annotated[int, typer.Option(
+    "--bank-ms", min=0, help="Time bank per seat and deal, in milliseconds.")]
+"""``--bank-ms``: the time bank per seat and deal (default ``DEFAULT_BANK_MS``)."""
+
+StartupMsOption = Annotated[int, typer.Option(
+    "--startup-ms", min=1, help="Time a bot may take to start listening, in milliseconds.")]
+"""``--startup-ms``: the time a bot may take to start (default ``DEFAULT_STARTUP_MS``)."""
+
+StrikesOption = Annotated[int, typer.Option(
+    "--strikes", min=1, help="Faults that forfeit a seat.")]
+"""``--strikes``: the faults that forfeit a seat (default ``DEFAULT_STRIKES``)."""
+
+ForfeitPolicyOption = Annotated[str, typer.Option(
+    "--forfeit-policy", metavar="loss|stand",
+    help="How a forfeited deal scores: loss (the seat's return is the worst the game allows, "
+         "and in a league it ranks below every seat that did not forfeit) or stand (the "
+         "returns of the deal as the random substitute finished it stand).")]
+"""``--forfeit-policy``: loss or stand (default ``DEFAULT_POLICY.value``)."""

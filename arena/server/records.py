@@ -1,0 +1,53 @@
+"""The stored deal records of a match as one viewer may see them.
+
+This is the only place the service reads the records of played deals for what it hands out:
+every API call, page and download that gives a record or a bot's log gets it from here, so the
+logs of a bot (its stderr, debug notes, the text of its faults and of its ending) reach only
+its owner (``arena.match.privacy``). A viewer is a user id, or None for someone who is not
+signed in (the web pages): then every seat's logs are withheld. The operator reads the
+database itself (the ``arena league`` commands).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.match.privacy import entrant_seats, withhold_logs
+from arena.store import Bot, BotVersion, Match, MatchRecordRow, Store
+
+Viewer = int | None
+"""The user who asks (its id), or None for nobody signed in."""
+
+
+def owned_versions(session: Session, viewer: Viewer) -> frozenset[int]:
+    """The ids of every version of the viewer's bots."""
+    if viewer is None:
+        return frozenset()
+    return frozenset(session.scalars(select(BotVersion.id).join(Bot).where(
+        Bot.owner_id == viewer)))
+
+
+def owned_entrants(session: Session, match: Match, viewer: Viewer) -> frozenset[int]:
+    """The places in the match's entrants held by the viewer's bots."""
+    versions = owned_versions(session, viewer)
+    return frozenset(index for index, version in enumerate(match.entrants)
+                     if version in versions)
+
+
+def viewable_records(session: Session, match: Match, viewer: Viewer) -> list[dict[str, Any]]:
+    """Every deal record of a match, in deal order, with the logs of the seats the viewer's
+    bots did not hold withheld."""
+    mine = owned_entrants(session, match, viewer)
+    rows = session.scalars(select(MatchRecordRow).where(
+        MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))
+    return [withhold_logs(row.record, entrant_seats(row.record, mine)) for row in rows]
+
+
+def match_records(store: Store, match_id: str, viewer: Viewer) -> list[dict[str, Any]]:
+    """``viewable_records`` of the match of that id (none for an unknown match)."""
+    with store.session() as session:
+        match = session.get(Match, match_id)
+        return [] if match is None else viewable_records(session, match, viewer)

@@ -1,0 +1,3 @@
+ARG BASE
+FROM ${BASE}
+ADD bot.toml /x

@@ -1,0 +1,6 @@
+# a comment
+# escape=`
+ARG BASE
+FROM ${BASE}
+WORKDIR /tmp/x`
+LABEL b=2

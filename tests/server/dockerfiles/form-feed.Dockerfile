@@ -1,0 +1,4 @@
+ARG BASE
+FROM ${BASE}
+ENV A=1B=2
+LABEL c=d

@@ -1,0 +1,5 @@
+arg BASE
+   from ${BASE} as Build
+	workdir /a
+from build
+copy --from=BUILD /a /b

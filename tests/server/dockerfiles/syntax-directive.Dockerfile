@@ -1,0 +1,4 @@
+# syntax=docker/dockerfile:1
+ARG BASE
+FROM ${BASE}
+LABEL a=b

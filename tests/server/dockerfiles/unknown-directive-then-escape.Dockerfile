@@ -1,0 +1,6 @@
+# foo=bar
+# escape=`
+ARG BASE
+FROM ${BASE}
+WORKDIR /tmp/x`
+LABEL b=2

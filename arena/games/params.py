@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from arena.games.api import Game
+from typing import Protocol
 
 ParamValue = int | bool | str
 Params = Mapping[str, ParamValue]
@@ -93,7 +90,15 @@ class Param:
         return text
 
 
-GameFactory = Callable[["GameSpec", int, dict[str, ParamValue]], "Game"]
+class MadeGame(Protocol):
+    """What a factory makes, as far as a spec knows it: a game of ``arena.games.api``."""
+
+    spec: GameSpec
+    num_players: int
+    params: dict[str, ParamValue]
+
+
+GameFactory = Callable[["GameSpec", int, dict[str, ParamValue]], MadeGame]
 CrossCheck = Callable[[int, dict[str, ParamValue]], str | None]
 
 

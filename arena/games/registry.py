@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
+from typing import cast
 
 from arena.games.api import Game
 from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError
@@ -186,7 +187,7 @@ def load_game(game_id: str, players: int | None = None, params: Params | None = 
     """A game with a validated seat count and parameters."""
     spec = get_spec(game_id)
     seats, values = spec.resolve(players, params)
-    return spec.factory(spec, seats, values)
+    return cast(Game, spec.factory(spec, seats, values))
 
 
 def all_configurations() -> list[tuple[str, int, dict[str, ParamValue]]]:

@@ -13,16 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import typer
 from celery import Celery
 from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
 
-TASK_NAME = "cardarena.run_match"
-"""The explicit name of the task that runs one match."""
-
-QUEUE = "cardarena.matches"
-"""The queue the matches go through."""
+from arena.league.tasks import QUEUE, one_line, register
 
 DEFAULT_MATCH_TIME_LIMIT_S = 1800.0
 """The longest a match may run on a worker before the attempt is given up."""
@@ -44,10 +39,11 @@ VISIBILITY_DRIVERS = {"redis": 3600.0, "sqs": 1800.0}
 """Transports that redeliver after a visibility timeout, with kombu's default for each."""
 
 
-class DistributionError(typer.TyperException):
+class DistributionError(Exception):
     """A broker or worker set-up problem, reported as one line."""
 
     exit_code = 2
+    """The exit status of a command stopped by this problem."""
 
 
 class BrokerUnreachable(DistributionError):
@@ -70,8 +66,6 @@ class CelerySettings:
 
 def make_celery_app(settings: CelerySettings) -> Celery:
     """A Celery app for the broker, with the match task registered and the settings checked."""
-    from arena.league import tasks
-
     app = Celery("cardarena", broker=settings.broker_url, set_as_current=False)
     app.conf.update(
         task_default_queue=QUEUE,
@@ -92,7 +86,7 @@ def make_celery_app(settings: CelerySettings) -> Celery:
         cardarena_match_time_limit_s=settings.match_time_limit_s,
         cardarena_lease_s=settings.lease_s,
     )
-    tasks.register(app)
+    register(app)
     check_visibility_timeout(app)
     return app
 
@@ -133,12 +127,6 @@ def check_broker(app: Celery) -> None:
 def broker_label(app: Celery) -> str:
     """The broker URL with its password hidden."""
     return str(maybe_sanitize_url(str(app.conf.broker_url)))
-
-
-def one_line(error: BaseException) -> str:
-    """An exception's message on one line (its type when it has no message)."""
-    text = " ".join(str(error).split())
-    return text or type(error).__name__
 
 
 def _driver(app: Celery) -> str:

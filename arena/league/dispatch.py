@@ -27,13 +27,12 @@ from kombu.exceptions import ChannelError, OperationalError
 from sqlalchemy import func, select
 
 from arena.league.celery_app import (
-    QUEUE,
     CelerySettings,
     check_broker,
     make_celery_app,
 )
 from arena.league.status import find_league
-from arena.league.tasks import send_match
+from arena.league.tasks import QUEUE, send_match
 from arena.store import (
     DEFAULT_MAX_ATTEMPTS,
     Match,

@@ -26,10 +26,15 @@ from celery import Celery, Task
 from celery.worker.request import Request
 from kombu.exceptions import OperationalError
 
-from arena.league.celery_app import QUEUE, TASK_NAME, one_line
 from arena.store import MatchStatus, fail_match
 
 log = logging.getLogger(__name__)
+
+TASK_NAME = "cardarena.run_match"
+"""The explicit name of the task that runs one match."""
+
+QUEUE = "cardarena.matches"
+"""The queue the matches go through."""
 
 
 class MatchTimeLimitExceeded(BaseException):
@@ -105,6 +110,12 @@ def send_match(app: Celery, match_id: str, store_url: str) -> bool:
         log.warning("match %s not sent: %s", match_id, one_line(error))
         return False
     return True
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line (its type when it has no message)."""
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
 
 
 @contextmanager

@@ -11,15 +11,13 @@ from pathlib import Path
 import pytest
 
 from arena.league.celery_app import (
-    QUEUE,
-    TASK_NAME,
     BrokerUnreachable,
     CelerySettings,
     VisibilityTooShort,
     make_celery_app,
     visibility_timeout,
 )
-from arena.league.tasks import MatchRequest
+from arena.league.tasks import QUEUE, TASK_NAME, MatchRequest
 
 REPO = Path(__file__).resolve().parents[2]
 

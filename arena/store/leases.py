@@ -7,8 +7,9 @@ lease owner may ``complete_match``, which writes the seat results, the deal reco
 (match, seat) and (match, deal) keys make a double count impossible anyway. A failed attempt
 is handed back with ``fail_match``; once a match has used ``max_attempts`` it is void.
 
-Every function here is one transaction on the session it is given: it commits (or rolls back)
-before returning. Call them on a session with no transaction of its own in progress.
+Every function here is one transaction on the session it is given (one per match where it
+goes through several): it commits (or rolls back) before returning. Call them on a session
+with no transaction of its own in progress.
 """
 
 from __future__ import annotations
@@ -178,6 +179,43 @@ def void_match(session: Session, match_id: str, reason: str, *,
     ).values(status=MatchStatus.VOID, lease_expires=None, finished_at=now, last_error=reason))
     session.commit()
     return voided == 1
+
+
+def release_match(session: Session, match_id: str, owner: str) -> bool:
+    """Hand back an interrupted attempt: pending again, the attempt not counted; True if held."""
+    released = _rowcount(session, update(Match).where(
+        Match.id == match_id, Match.status == MatchStatus.LEASED, Match.lease_owner == owner,
+    ).values(status=MatchStatus.PENDING, lease_owner=None, lease_expires=None,
+             attempts=Match.attempts - 1, started_at=None, last_error="interrupted"))
+    session.commit()
+    return released == 1
+
+
+def release_owners(session: Session, owner_prefix: str) -> list[str]:
+    """Hand back every lease held by an owner whose name starts with ``owner_prefix`` (its
+    workers are known to be stopped), attempts not counted; the match ids."""
+    held = session.scalars(select(Match.id).where(
+        Match.status == MatchStatus.LEASED,
+        Match.lease_owner.startswith(owner_prefix, autoescape=True))).all()
+    session.commit()
+    released = []
+    for match_id in held:
+        owner = session.scalar(select(Match.lease_owner).where(Match.id == match_id))
+        session.commit()
+        if owner is not None and release_match(session, match_id, owner):
+            released.append(match_id)
+    return released
+
+
+def expire_owners(session: Session, owner_prefix: str, *, now: datetime | None = None) -> int:
+    """Make the leases held by owners named ``owner_prefix...`` run out now (their workers are
+    gone; the attempt counts); how many."""
+    expired = _rowcount(session, update(Match).where(
+        Match.status == MatchStatus.LEASED,
+        Match.lease_owner.startswith(owner_prefix, autoescape=True),
+    ).values(lease_expires=now or utc_now()))
+    session.commit()
+    return expired
 
 
 def _claimable(now: datetime) -> ColumnElement[bool]:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.cli.render import EventPrinter, match_lines
 from arena.games import Event, EventKind, all_configurations, load_game
 from arena.games.cards import ITALIAN_40
 from arena.games.rng import MAX_SEED
@@ -27,7 +28,6 @@ from arena.match import (
     replay,
     seat_policies,
 )
-from arena.match.render import EventPrinter, match_lines
 
 
 def briscola_record(seats: int = 2, seed: int = 7, **params: int | str | bool) -> MatchRecord:

@@ -31,7 +31,7 @@ from typing import Any
 from arena.agents import BotSeat, DockerSeat, PolicySeat, SeatSpec
 from arena.agents.pool import AgentPool
 from arena.agents.seats import pin_to_cores
-from arena.botkit.sources import IMAGE_PREFIX, PROCESS, bot_seat
+from arena.agents.sources import IMAGE_PREFIX, PROCESS, bot_seat
 from arena.games import Game, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED, Rng
 from arena.league.compare import set_score

@@ -16,10 +16,11 @@ Every number is written by ``arena.league.numbers``, the formatter the web pages
 terminal, Markdown, HTML and the web show one value the same way.
 
 The report is laid out once as sections of plain tables (``sections``) and rendered from that
-as rich tables for the terminal, Markdown, or a self-contained HTML page whose images are
-PNG files beside it (``write_report``). Every text of the layout is made safe to show first
-(``safe_text``: a bot's name or language may hold control or bidi characters its author put in
-bot.toml), then escaped for the format it is written in.
+as Markdown, or a self-contained HTML page whose images are PNG files beside it
+(``write_report``); the command line prints the same sections as terminal tables. Every text
+of the layout is made safe to show first (``safe_text``: a bot's name or language may hold
+control or bidi characters its author put in bot.toml), then escaped for the format it is
+written in.
 """
 
 from __future__ import annotations
@@ -34,9 +35,6 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 from openskill.models import PlackettLuce
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from arena.games import load_game
 from arena.league.compare import (
@@ -519,24 +517,6 @@ def duration(micros: float) -> str:
     if micros < 1_000_000:
         return f"{micros / 1_000:.2f} ms"
     return f"{micros / 1_000_000:.2f} s"
-
-
-def render_terminal(report: LeagueReport[Any]) -> list[RenderableType]:
-    """Rich tables, a heading before each section (names are never read as markup)."""
-    result: list[RenderableType] = [Text(f"League report: {bot_name(report.name)}",
-                                         style="bold underline")]
-    for section in sections(report):
-        result.append(Text(f"\n{section.heading}", style="bold"))
-        for view in section.tables:
-            table = Table(title=Text(view.title), title_justify="left",
-                          caption=Text(view.note) if view.note else None, caption_justify="left")
-            for column in view.columns:
-                table.add_column(Text(column.text), justify="right" if column.number else "left")
-            for row in view.rows:
-                table.add_row(*(Text(cell.text, style="bold" if cell.strong else "")
-                                for cell in row))
-            result.append(table)
-    return result
 
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|&#!~$])")

@@ -140,12 +140,13 @@ def test_an_unexpected_error_quoting_a_bot_prints_its_traceback_escaped(
     from typer.testing import CliRunner
 
     import arena.cli
+    import arena.cli.play
 
     def broken(path: Path) -> None:
         """A fault of the arena whose message quotes a bot."""
         raise RuntimeError(f"the bot said {HOSTILE}")
 
-    monkeypatch.setattr(arena.cli, "read_records", broken)
+    monkeypatch.setattr(arena.cli.play, "read_records", broken)
     result = CliRunner().invoke(arena.cli.app, ["replay", str(tmp_path / "x.json")])
     assert result.exit_code == 1
     assert "Traceback" in result.stderr and "RuntimeError: the bot said \\x1b]0;pwned" in \

@@ -21,8 +21,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
+from arena.cli import compare as compare_cli
 from arena.games import load_game
-from arena.league import compare_cli
 from arena.league.comparing import (
     DEFAULT_DELTA1,
     Comparison,

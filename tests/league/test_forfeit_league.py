@@ -15,8 +15,10 @@ from store import conftest as store_fixtures
 from typer.testing import CliRunner
 
 from arena.cli import ArenaGroup
+from arena.cli.leaderboard import leaderboard_command
+from arena.cli.league import league_app
+from arena.cli.report import report_command
 from arena.games import load_game
-from arena.league.cli import leaderboard_command, league_app, report_command
 from arena.league.forfeits import ForfeitPolicy
 from arena.league.ratings import game_ratings, leaderboard
 from arena.league.status import find_league, played_sets

@@ -12,7 +12,9 @@ from store import conftest as store_fixtures
 from typer.testing import CliRunner
 
 from arena.cli import ArenaGroup
-from arena.league.cli import leaderboard_command, league_app, report_command
+from arena.cli.leaderboard import leaderboard_command
+from arena.cli.league import league_app
+from arena.cli.report import report_command
 
 pg_cluster = store_fixtures.pg_cluster
 store_url = store_fixtures.store_url

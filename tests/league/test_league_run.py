@@ -41,7 +41,7 @@ WAIT_S = 120.0
 """The longest a test waits for a league to reach a state."""
 
 RUN_APP = ("import typer; from arena.cli import ArenaGroup; "
-           "from arena.league.cli import league_app; "
+           "from arena.cli.league import league_app; "
            "app = typer.Typer(cls=ArenaGroup); app.add_typer(league_app, name='league'); app()")
 """``arena league ...`` as a separate program."""
 

@@ -12,6 +12,7 @@ from matplotlib.image import imread
 from rich.console import Console
 
 from arena.agents.seats import PolicySeat
+from arena.cli.report import render_terminal
 from arena.games import load_game
 from arena.league.compare import (
     bot_decision_times,
@@ -32,7 +33,6 @@ from arena.league.report import (
     image_names,
     render_html,
     render_markdown,
-    render_terminal,
     write_report,
 )
 from arena.league.schedule import schedule_game

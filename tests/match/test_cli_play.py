@@ -11,7 +11,8 @@ import pytest
 from agents.botkit import make_bot
 from typer.testing import CliRunner, Result
 
-from arena.cli import app, seat_option_order
+from arena.cli import app
+from arena.cli.play import seat_option_order
 from arena.match import MatchRecord, replay
 from arena.match.results import read_records
 from tests.interrupts import arena_play, wait_while_running

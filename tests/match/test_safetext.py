@@ -13,7 +13,7 @@ import unicodedata
 from rich.table import Table
 from rich.text import Text
 
-from arena.match.safeconsole import safe_console
+from arena.cli.console import safe_console
 from arena.match.safetext import SafeFormatter, dumps, safe_json, safe_text, unsafe
 
 EVERY_CHARACTER = "".join(chr(code) for code in range(sys.maxunicode + 1)

@@ -35,3 +35,12 @@ ForfeitPolicyOption = Annotated[str, typer.Option(
          "and in a league it ranks below every seat that did not forfeit) or stand (the "
          "returns of the deal as the random substitute finished it stand).")]
 """``--forfeit-policy``: loss or stand (default ``DEFAULT_POLICY.value``)."""
+
+SANDBOX_OPTION = typer.Option(
+    "--sandbox", metavar="KIND",
+    help="How bot folders run: process (a local process) or docker (built into an image, "
+         "run in a hardened container).")
+ALLOW_UNENFORCED_OPTION = typer.Option(
+    "--allow-unenforced", metavar="LIMIT[,LIMIT]",
+    help="Run Docker bots even though the engine does not enforce these limits (trusted bots "
+         "only); repeatable.")

@@ -10,7 +10,7 @@ tables of ``Text`` that rich never reads as markup; JSON is printed and written 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,11 +21,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli_options import ForfeitPolicyOption
+from arena.cli.console import safe_console
+from arena.cli.options import ForfeitPolicyOption
 from arena.league.forfeits import DEFAULT_POLICY
-from arena.match.safeconsole import safe_console
 from arena.match.safetext import dumps, safe_json, safe_lines, safe_text
-from arena.protocol.v1 import arena_pb2 as pb
+from arena.protocol.platform import MATCH_STATE_VOID, api_message, api_request, match_state_name
 from arena.server.remote import TOKEN_ENV, RemoteArena, RemoteError, archive_bytes
 
 BAD_INPUT = 2
@@ -104,7 +104,7 @@ def register_command(
 ) -> None:
     """Create a user on the service and print its API token (shown only this once)."""
     with connected(server, None, need_token=False) as arena:
-        reply = arena.call("RegisterUser", pb.RegisterUserRequest(name=name))
+        reply = arena.call("RegisterUser", api_request("RegisterUser", name=name))
     typer.echo(safe_text(reply.token))
     typer.echo(f"user {safe_text(reply.name)} registered; keep the token above "
                f"(export {TOKEN_ENV}=...): it is not shown again", err=True)
@@ -126,7 +126,7 @@ def submit_command(
     bot_name = name or default_bot_name(path)
     with connected(server, token) as arena:
         data = archive_bytes(path)
-        reply = arena.call("SubmitBot", pb.SubmitBotRequest(name=bot_name, archive=data))
+        reply = arena.call("SubmitBot", api_request("SubmitBot", name=bot_name, archive=data))
     if as_json:
         print_json(reply)
         return
@@ -152,7 +152,7 @@ def bots_command(
 ) -> None:
     """List the bots uploaded to the service, with their latest versions."""
     with connected(server, token) as arena:
-        reply = arena.call("ListBots", pb.ListBotsRequest(mine=mine))
+        reply = arena.call("ListBots", api_request("ListBots", mine=mine))
     if as_json:
         print_json(reply, every_field=True)
         return
@@ -160,7 +160,7 @@ def bots_command(
     for column in ("bot", "owner", "versions", "latest image", "language", "forfeits"):
         table.add_column(column)
     for bot in reply.bots:
-        latest = bot.versions[-1] if bot.versions else pb.BotVersionInfo()
+        latest = bot.versions[-1] if bot.versions else api_message("BotVersionInfo")
         table.add_row(*cells(bot.name, bot.owner, len(bot.versions), latest.image_ref,
                              latest.language, fault_text(bot.faults)))
     console().print(table)
@@ -174,7 +174,7 @@ def delete_command(
 ) -> None:
     """Delete one of your bots (one that no league uses) and its images."""
     with connected(server, token) as arena:
-        reply = arena.call("DeleteBot", pb.DeleteBotRequest(name=name))
+        reply = arena.call("DeleteBot", api_request("DeleteBot", name=name))
     typer.echo(safe_text(f"bot {name} deleted ({len(reply.removed_images)} images removed)"))
 
 
@@ -201,9 +201,9 @@ def league_create_command(
 ) -> None:
     """Create a league on the service (run it with arena remote league run)."""
     chosen = [] if games.strip() == "all" else [g.strip() for g in games.split(",") if g.strip()]
-    request = pb.CreateLeagueRequest(name=name, bots=bot, games=chosen, deals=deals,
-                                     rounds=rounds, seed=seed, decision_ms=decision_ms,
-                                     forfeit_policy=forfeit_policy)
+    request = api_request("CreateLeague", name=name, bots=bot, games=chosen, deals=deals,
+                          rounds=rounds, seed=seed, decision_ms=decision_ms,
+                          forfeit_policy=forfeit_policy)
     with connected(server, token) as arena:
         status = arena.call("CreateLeague", request).status
     console().print(Text(safe_text(
@@ -220,7 +220,7 @@ def league_run_command(
 ) -> None:
     """Start running a league on the service (it returns at once)."""
     with connected(server, token) as arena:
-        reply = arena.call("RunLeague", pb.RunLeagueRequest(name=name))
+        reply = arena.call("RunLeague", api_request("RunLeague", name=name))
     state = "started" if reply.started else "already running"
     typer.echo(safe_text(
         f"league {reply.status.name} {state}: {reply.status.done}/{reply.status.total} "
@@ -236,7 +236,7 @@ def league_status_command(
 ) -> None:
     """Show a league's progress and its matches (ids to watch)."""
     with connected(server, token) as arena:
-        reply = arena.call("GetLeagueStatus", pb.GetLeagueStatusRequest(name=name))
+        reply = arena.call("GetLeagueStatus", api_request("GetLeagueStatus", name=name))
     if as_json:
         print_json(reply, every_field=True)
         return
@@ -247,7 +247,7 @@ def league_status_command(
     for column in ("match", "game", "state", "entrants"):
         table.add_column(column)
     for match in reply.matches:
-        state = pb.MatchState.Name(match.state).removeprefix("MATCH_STATE_").lower()
+        state = match_state_name(match.state)
         table.add_row(*cells(match.id, match.game, state, ", ".join(match.entrants)))
     console().print(table)
     forfeited = [f"{entry.bot} ({fault_text(entry.faults)})" for entry in status.forfeits
@@ -276,11 +276,11 @@ def watch_command(
                 typer.echo(safe_text(watch_line(update)))
 
 
-def watch_line(update: pb.WatchMatchResponse) -> str:
+def watch_line(update: Any) -> str:
     """One update of a watched match as a line."""
     kind = update.WhichOneof("update")
     if kind == "match":
-        state = pb.MatchState.Name(update.match.state).removeprefix("MATCH_STATE_").lower()
+        state = match_state_name(update.match.state)
         return f"match {update.match.id} ({update.match.game}): {state}"
     if kind == "event":
         event = update.event
@@ -289,7 +289,7 @@ def watch_line(update: pb.WatchMatchResponse) -> str:
         return (f"deal {event.deal} #{event.index} {event.kind}{who}{action} "
                 f"cards={list(event.cards)} values={list(event.values)}")
     result = update.outcome
-    if result.state == pb.MATCH_STATE_VOID:
+    if result.state == MATCH_STATE_VOID:
         return f"void: {result.reason}"
     scores = ", ".join(f"{name} {value:g}" for name, value in
                        zip(result.entrants, result.total_returns, strict=False))
@@ -307,7 +307,8 @@ def leaderboard_command(
 ) -> None:
     """Show the service's OpenSkill leaderboards, per game and overall."""
     with connected(server, token) as arena:
-        reply = arena.call("GetLeaderboard", pb.GetLeaderboardRequest(league=league, game=game))
+        reply = arena.call("GetLeaderboard",
+                           api_request("GetLeaderboard", league=league, game=game))
     if as_json:
         print_json(reply, every_field=True)
         return
@@ -337,7 +338,7 @@ def replay_command(
 ) -> None:
     """Fetch the match records of a finished match."""
     with connected(server, token) as arena:
-        reply = arena.call("GetReplay", pb.GetReplayRequest(match_id=match_id))
+        reply = arena.call("GetReplay", api_request("GetReplay", match_id=match_id))
     if out is None:
         for record in reply.records:
             typer.echo(safe_json(record), nl=False)
@@ -362,72 +363,10 @@ def logs_command(
 ) -> None:
     """Show what one of your bots wrote to stderr in its matches, newest first."""
     with connected(server, token) as arena:
-        reply = arena.call("GetBotLogs", pb.GetBotLogsRequest(bot=bot, league=league,
-                                                              limit=limit))
+        reply = arena.call("GetBotLogs",
+                           api_request("GetBotLogs", bot=bot, league=league, limit=limit))
     for entry in reply.entries:
         typer.echo(safe_text(f"== {entry.match_id} deal {entry.deal} seat {entry.seat} "
                              f"({entry.reason})"))
         if entry.stderr:
             typer.echo(safe_text(entry.stderr.rstrip("\n"), multiline=True))
-
-
-def serve_command(
-    db: Annotated[str | None, typer.Option(
-        "--db", metavar="PATH|URL", help="The database (default: arena.db under the user's "
-                                         "data directory).")] = None,
-    grpc_port: Annotated[int, typer.Option("--grpc-port", min=0, max=65535,
-                                           help="The gRPC API's port.")] = 50051,
-    web_port: Annotated[int, typer.Option("--web-port", min=0, max=65535,
-                                          help="The web pages' port.")] = 8000,
-    host: Annotated[str, typer.Option("--host", help="The address to listen on.")
-                    ] = "127.0.0.1",
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1,
-                                         help="Local worker processes for leagues.")] = 2,
-    broker: Annotated[str | None, typer.Option(
-        "--broker", metavar="URL", help="Run leagues through Celery workers at this broker.")
-    ] = None,
-    data: Annotated[Path | None, typer.Option(
-        "--data", metavar="DIR", file_okay=False,
-        help="Where uploads are kept (default: service/ under the user's data directory).")
-    ] = None,
-) -> None:
-    """Serve the arena: the gRPC API (accounts, uploads, leagues, watching) and the web pages."""
-    from arena.league.cli import bad_input, store_url_of
-    from arena.server.api.server import start_api
-    from arena.store import open_store
-    from arena.store.location import data_dir
-
-    url = store_url_of(db)
-    with bad_input():
-        store = open_store(url)
-    folder = data or data_dir() / "service"
-    try:
-        api = start_api(store, url, folder, f"{host}:{grpc_port}", workers=workers,
-                        broker=broker)
-    except OSError as error:
-        store.close()
-        raise RemoteCommandError(str(error)) from None
-    say = safe_console(stderr=True, soft_wrap=True).print
-    say(f"arena service: gRPC API on {host}:{api.port}, database {store.url}, uploads in "
-        f"{folder}")
-    try:
-        serve_web(url, host, web_port, say) or api.server.wait_for_termination()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        api.stop()
-        store.close()
-
-
-def serve_web(url: str, host: str, port: int, say: Callable[[str], None]) -> bool:
-    """Serve the web pages until stopped; False (after one line) when they cannot be."""
-    try:
-        import uvicorn
-
-        from arena.server.web import create_app
-    except ImportError as error:
-        say(f"web pages off: {error} (pip install 'card-arena[server]'); serving gRPC only")
-        return False
-    say(f"web pages on http://{host}:{port}/")
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning")
-    return True

@@ -7,11 +7,11 @@ machine without the ``docker`` package; a Docker bot there raises ``DockerUnavai
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.agents import BotConfigError, BotSeat, SeatSpec
+from arena.agents.seats import BotSeat, SeatSpec
+from arena.bots import BotConfigError
 
 if TYPE_CHECKING:
     from arena.sandbox.images import BotImage
@@ -46,26 +46,6 @@ def check_sandbox(sandbox: str) -> None:
     """Raise ``BotConfigError`` for an unknown sandbox."""
     if sandbox not in SANDBOXES:
         raise BotConfigError(f"unknown sandbox {sandbox!r}; choose {' or '.join(SANDBOXES)}")
-
-
-def limit_names() -> tuple[str, ...]:
-    """Every limit the sandbox checks, by the name ``--allow-unenforced`` takes."""
-    from arena.sandbox.probe import LIMIT_NAMES
-
-    return tuple(LIMIT_NAMES)
-
-
-def parse_allowed(items: Iterable[str]) -> frozenset[str]:
-    """The limit names of ``--allow-unenforced`` values (comma-separated, repeatable)."""
-    names = {name.strip() for item in items for name in item.split(",") if name.strip()}
-    if not names:
-        return frozenset()
-    known = limit_names()
-    unknown = sorted(names - set(known))
-    if unknown:
-        raise BotConfigError(f"--allow-unenforced: unknown limit {', '.join(unknown)}; "
-                             f"the limits are {', '.join(known)}")
-    return frozenset(names)
 
 
 def resolve_image(ref: str, sandbox: str = PROCESS) -> BotImage:

@@ -9,11 +9,8 @@ leaving the set being played out of the result.
 from __future__ import annotations
 
 import json
-import signal
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from types import FrameType
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -22,14 +19,16 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from arena.botkit.sources import PROCESS, check_sandbox, parse_allowed
-from arena.cli_options import (
+from arena.agents.sources import PROCESS, check_sandbox
+from arena.cli.console import PIPE_WIDTH, safe_console
+from arena.cli.options import (
     BankMsOption,
     DecisionMsOption,
     ForfeitPolicyOption,
     StartupMsOption,
     StrikesOption,
 )
+from arena.cli.seats import parse_allowed
 from arena.games.rng import MAX_SEED
 from arena.league.compare import Interval
 from arena.league.comparing import (
@@ -42,10 +41,10 @@ from arena.league.comparing import (
     run_comparison,
 )
 from arena.league.forfeits import DEFAULT_POLICY, ForfeitPolicy, forfeit_policy
+from arena.league.interrupt import ctrl_c_noted
 from arena.league.numbers import estimate, rate, signed
 from arena.league.sprt import DEFAULT_ALPHA, DEFAULT_BETA, MIN_SETS, Decision
 from arena.match.faults import DEFAULT_STRIKES
-from arena.match.safeconsole import safe_console
 from arena.match.safetext import safe_text
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
@@ -53,9 +52,6 @@ from arena.match.timecontrol import (
     DEFAULT_STARTUP_MS,
     TimeControl,
 )
-
-PIPE_WIDTH = 120
-"""The width of tables written to a pipe or file rather than a terminal."""
 
 BAR_STEPS = 1000
 """Steps of the live bar between the two bounds."""
@@ -101,31 +97,6 @@ def live_bar(comparison: Comparison, show: bool) -> Iterator[Progress | None]:
                         TextColumn("{task.description}"), console=console, transient=True)
     with progress:
         yield progress
-
-
-@contextmanager
-def ctrl_c_noted(note: Callable[[], None]) -> Iterator[threading.Event]:
-    """An event set by the first Ctrl-C (SIGINT), which also calls ``note`` (skipped if the
-    stream is mid-write in the interrupted code); a second Ctrl-C raises KeyboardInterrupt as
-    usual. Off the main thread, signals stay as they are."""
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-
-    def noted(_signum: int, _frame: FrameType | None) -> None:
-        """Set the event the first time, raise KeyboardInterrupt the next."""
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-        with suppress(RuntimeError, OSError):
-            note()
-
-    previous = signal.signal(signal.SIGINT, noted)
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _update(progress: Progress | None, task: TaskID | None, comparison: Comparison) -> None:
@@ -282,7 +253,8 @@ def compare_command(
         task = None if progress is None else progress.add_task("", total=BAR_STEPS)
         _update(progress, task, comparison)
         notes = err if progress is None else progress.console
-        with ctrl_c_noted(lambda: notes.print(STOPPING_NOTE, highlight=False)) as stop:
+        with ctrl_c_noted(lambda: notes.print(STOPPING_NOTE, highlight=False),
+                          again_raises=True) as stop:
             try:
                 run_comparison(comparison, seed=seed, time_control=control, strikes=strikes,
                                on_set=lambda state: _update(progress, task, state),

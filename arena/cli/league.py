@@ -1,5 +1,4 @@
-"""The league commands: ``arena league create|run|status``, ``arena leaderboard`` and
-``arena report``.
+"""The league commands: ``arena league create|run|status``.
 
 Every command takes ``--db`` (a SQLite path or a database URL; the default file is under the
 user's data directory). Bad input (an unknown bot, game or league, a name taken, an unreachable
@@ -9,56 +8,41 @@ database or broker) is one ``error:`` line and exit code 2, with nothing left in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.agents import BotConfigError
-from arena.cli_options import (
+from arena.cli.console import safe_console
+from arena.cli.options import (
     BankMsOption,
     DecisionMsOption,
     ForfeitPolicyOption,
     StartupMsOption,
     StrikesOption,
 )
-from arena.games import GameError
+from arena.cli.progress import LeagueProgress
+from arena.cli.store import DB_OPTION, LeagueCommandError, bad_input, store_url_of, with_store
 from arena.games.rng import MAX_SEED
-from arena.league import numbers
-from arena.league.boards import leaderboards
 from arena.league.create import (
     ALL_GAMES,
-    LeagueError,
     LeagueSettings,
     create_league,
-    league_policy,
     parse_forfeit_policy,
 )
-from arena.league.forfeits import DEFAULT_POLICY, FAULT_REASONS, FaultCount, ForfeitPolicy
-from arena.league.progress import LeagueProgress
-from arena.league.ratings import Rating
+from arena.league.forfeits import DEFAULT_POLICY, FAULT_REASONS, FaultCount
 from arena.league.run_match import DEFAULT_LEASE_S
-from arena.league.schedule import ScheduleError
 from arena.league.status import (
     LeagueStatus,
-    LeftOut,
-    ScoredSet,
     find_league,
     league_bots,
-    league_languages,
     league_status,
-    left_out,
-    scored_sets,
     standings,
 )
-from arena.match import MatchError
 from arena.match.faults import DEFAULT_STRIKES
-from arena.match.safeconsole import safe_console
 from arena.match.safetext import dumps, safe_text
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
@@ -66,60 +50,16 @@ from arena.match.timecontrol import (
     DEFAULT_STARTUP_MS,
     TimeControl,
 )
-from arena.store import Store, StoreError, database_url, open_store
-
-BAD_INPUT = 2
-"""The exit code of bad input."""
+from arena.store import Store, open_store
 
 INTERRUPTED_EXIT = 130
 """The exit code of a run stopped by Ctrl-C (resume it by running it again)."""
 
 VOID_EXIT = 1
 """The exit code of a run that ended with void matches."""
-
-REPORTS_DIR = Path("reports")
-"""Where ``arena report`` writes, one folder per league, unless told otherwise."""
-
-T = TypeVar("T")
-
-
-class LeagueCommandError(typer.TyperException):
-    """Bad input found by a league command: one line, exit code 2."""
-
-    exit_code = BAD_INPUT
-
-
-DB_OPTION = typer.Option(
-    "--db", metavar="PATH|URL",
-    help="The database: a SQLite file path or a URL such as postgresql+psycopg://user@host/db "
-         "(default: arena.db under the user's data directory).")
-
 league_app = typer.Typer(
     name="league", no_args_is_help=True, add_completion=False,
     help="Leagues: round robins in duplicate over every game, run here or on Celery workers.")
-
-
-def store_url_of(db: str | None) -> str:
-    """The database URL (password included) for ``--db``, a path or nothing."""
-    return database_url(db).render_as_string(hide_password=False)
-
-
-@contextmanager
-def bad_input() -> Iterator[None]:
-    """Turn the errors of bad input into one line and exit code 2."""
-    try:
-        yield
-    except (LeagueError, ScheduleError, StoreError, GameError, BotConfigError,
-            MatchError) as error:
-        raise LeagueCommandError(" ".join(str(error).split())) from None
-    except ImportError as error:
-        raise LeagueCommandError(f"a package is missing: {error}") from None
-
-
-def with_store(db: str | None, action: Callable[[Store], T]) -> T:
-    """Open the store named by ``--db`` and run ``action`` on it (bad input: one line)."""
-    with bad_input(), open_store(store_url_of(db)) as store:
-        return action(store)
 
 
 @league_app.command("create")
@@ -330,109 +270,3 @@ def status_command(
         typer.echo(dumps(status.to_dict(), indent=2))
         return
     print_status(status, safe_console(soft_wrap=True))
-
-
-def ratings_tables(store: Store, league: str | None, game: str | None
-                   ) -> tuple[dict[str, list[Rating[str]]], list[Rating[str]]]:
-    """Per game and overall, the OpenSkill leaderboard of one league's (or every league's)
-    finished matches."""
-    boards = leaderboards(store, league, game)
-    return boards.per_game, boards.overall
-
-
-def rating_table(title: str, ratings: Sequence[Rating[str]],
-                 faults: Mapping[str, FaultCount] | None = None, note: str = "") -> Table:
-    """A leaderboard as a rich table: rank, bot, mu, sigma, mu - 3 sigma, contests, and each
-    bot's forfeited deals by reason code; ``note`` below it."""
-    table = Table(title=title, title_justify="left",
-                  caption=Text(note) if note else None, caption_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("bot")
-    for column in ("μ", "σ", "μ − 3σ", "contests"):
-        table.add_column(column, justify="right")
-    table.add_column("forfeits")
-    for rank, rating in enumerate(ratings, 1):
-        count = (faults or {}).get(rating.bot)
-        table.add_row(str(rank), Text(safe_text(rating.bot)), numbers.fixed(rating.mu),
-                      numbers.fixed(rating.sigma),
-                      numbers.fixed(rating.conservative), str(rating.contests),
-                      Text(count.text() if count else "–",
-                           style="red" if count and count.forfeits else ""))
-    return table
-
-
-def leaderboard_command(
-    game: Annotated[str | None, typer.Option(
-        "--game", metavar="ID", help="Only this game's table.")] = None,
-    league: Annotated[str | None, typer.Option(
-        "--league", metavar="NAME", help="Only this league (default: every league).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead.")] = False,
-    db: Annotated[str | None, DB_OPTION] = None,
-) -> None:
-    """Show the OpenSkill leaderboards: per game and overall, ordered by μ − 3σ, with each
-    bot's forfeited deals by reason code."""
-    boards = with_store(db, lambda store: leaderboards(store, league, game))
-    if as_json:
-        typer.echo(dumps(boards.to_dict(game), indent=2, default=str))
-        return
-    console = safe_console()
-    if game is None:
-        console.print(rating_table("overall (mean of the per-game ratings)", boards.overall,
-                                   boards.overall_faults(), boards.note(None)))
-    for game_id, ratings in boards.per_game.items():
-        if game is None or game_id == game:
-            console.print(rating_table(game_id, ratings, boards.faults.get(game_id),
-                                       boards.note(game_id)))
-
-
-def report_command(
-    name: Annotated[str, typer.Argument(metavar="LEAGUE", help="The league.")],
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="DIR", file_okay=False,
-        help="Where to write report.md, report.html and the plots (default: reports/LEAGUE).")
-    ] = None,
-    quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="Print only where the report was written.")] = False,
-    correction: Annotated[str, typer.Option(
-        "--correction", metavar="METHOD",
-        help="The multiple-comparison correction over the report's pair tests: holm "
-             "(default), bonferroni, fdr_bh (Benjamini-Hochberg) or none.")] = "holm",
-    db: Annotated[str | None, DB_OPTION] = None,
-) -> None:
-    """Write a league's report (ratings, comparisons, decision times, plots) and print it."""
-    from arena.league.compare import check_correction
-    from arena.league.report import build_report, render_terminal, write_report
-
-    try:
-        check_correction(correction)
-    except ValueError as error:
-        raise LeagueCommandError(str(error)) from None
-
-    def load(store: Store) -> tuple[list[ScoredSet], dict[int, str], dict[str, str], str,
-                                    dict[str, LeftOut], ForfeitPolicy]:
-        """The league's played sets, bot names, languages, void sets and forfeit policy."""
-        with store.session() as session:
-            league = find_league(session, name)
-            played, _ = scored_sets(session, [league])
-            return (played, league_bots(session, league), league_languages(session, league),
-                    league.name, left_out(session, [league.id]),
-                    league_policy(league.settings or {}))
-
-    played, names, languages, league_name, void, policy = with_store(db, load)
-    report = build_report(
-        [(entry.match, entry.result) for entry in played], league_name, list(names.values()),
-        languages=languages, policy=policy, correction=correction,
-        faults=[fault for entry in played for fault in entry.faults()],
-        void={game: (out.sets, out.deals) for game, out in void.items()})
-    console = safe_console()
-    if not quiet:
-        for renderable in render_terminal(report):
-            console.print(renderable)
-    folder = out or REPORTS_DIR / league_name
-    try:
-        written = write_report(report, folder)
-    except OSError as error:
-        raise LeagueCommandError(f"cannot write the report to {folder}: "
-                                 f"{error.strerror or error}") from None
-    html = next((path for path in written if path.suffix == ".html"), folder)
-    console.print(f"report written to {html} (and report.md, plots beside it)", soft_wrap=True)

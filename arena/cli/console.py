@@ -18,6 +18,9 @@ from rich.segment import Segment
 
 from arena.match.safetext import safe_text
 
+PIPE_WIDTH = 120
+"""The width of tables written to a pipe or file rather than a terminal."""
+
 
 class Escaped:
     """A renderable whose text is shown with control and format characters escaped."""

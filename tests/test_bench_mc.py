@@ -14,7 +14,6 @@ from rich.console import Console
 from scipy import stats
 from typer.testing import CliRunner
 
-from arena.agents import BotConfigError
 from arena.bench.mc import (
     SAMPLE_MC,
     bench_mc_command,
@@ -24,6 +23,7 @@ from arena.bench.mc import (
 )
 from arena.bench.protocol import SAMPLE_RANDOM, print_report
 from arena.bench.stats import mean_interval
+from arena.bots import BotConfigError
 from arena.cli import app
 from arena.games import load_game
 from arena.match import MatchRecord

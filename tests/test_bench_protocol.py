@@ -13,7 +13,6 @@ import pytest
 import typer
 from rich.console import Console
 
-from arena.agents import BotConfigError, BotManifest
 from arena.bench.errors import BenchError
 from arena.bench.launched import launched_bots
 from arena.bench.overhead import measure_overhead, random_script
@@ -29,6 +28,7 @@ from arena.bench.protocol import (
     temp_root,
 )
 from arena.bench.stats import percentile
+from arena.bots import BotConfigError, BotManifest
 from arena.games import load_game
 from arena.protocol.v1 import agent_pb2 as pb
 

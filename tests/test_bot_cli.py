@@ -16,9 +16,9 @@ import pytest
 from agents.botkit import SAMPLE_RANDOM, make_bot, short_temp_root
 from typer.testing import CliRunner, Result
 
-from arena.agents import BotManifest
 from arena.botkit import check_bot, scaffold_bot
 from arena.botkit.scaffold import class_name
+from arena.bots import BotManifest
 from arena.cli import app
 from arena.games import game_ids
 from arena.match.timecontrol import TimeControl

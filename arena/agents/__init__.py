@@ -8,8 +8,7 @@ a bot image in a hardened container. Both remote agents share ``RemoteAgent``. `
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
 from arena.agents.container import DockerAgent
-from arena.agents.errors import AgentFailure, BotConfigError
-from arena.agents.manifest import MANIFEST, BotManifest
+from arena.agents.errors import AgentFailure
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.policy import PolicyAgent
 from arena.agents.priority import PriorityError, yield_cpu_to_bots
@@ -19,14 +18,11 @@ from arena.agents.seats import BotSeat, DockerSeat, PolicySeat, SeatSpec
 
 __all__ = [
     "ADDRESS_ENV",
-    "MANIFEST",
     "MAX_MESSAGE_BYTES",
     "OUTPUT_CAP",
     "Agent",
     "AgentExit",
     "AgentFailure",
-    "BotConfigError",
-    "BotManifest",
     "BotSeat",
     "DealEnd",
     "DealSetup",

@@ -1,12 +1,8 @@
-"""The errors of agents: a bot that cannot be set up, and an agent that cannot play on."""
+"""The errors of agents: an agent that cannot play on, and the faults that make one."""
 
 from __future__ import annotations
 
 from arena.protocol.v1 import agent_pb2 as pb
-
-
-class BotConfigError(ValueError):
-    """A bot that cannot be run at all: a missing folder, a bad ``bot.toml``, a game it lacks."""
 
 
 class AgentFailure(Exception):

@@ -37,10 +37,10 @@ from typing import Any, TypeVar
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, Reply, Turn
 from arena.agents.errors import AgentFailure
-from arena.agents.manifest import BotManifest
 from arena.agents.output import OutputLog
 from arena.agents.process import STOP_GRACE_S, LocalProcessAgent
 from arena.agents.seats import BotSeat, SeatSpec
+from arena.bots import BotManifest
 from arena.games import Game
 from arena.match.results import DuplicateResult
 

@@ -28,7 +28,6 @@ import grpc
 from arena.agents.base import AgentExit
 from arena.agents.child import ChildProcess, start_child
 from arena.agents.errors import AgentFailure, crash, init_error
-from arena.agents.manifest import BotManifest
 from arena.agents.output import OUTPUT_CAP
 from arena.agents.remote import (
     CLOSE_GRACE_S,
@@ -39,6 +38,7 @@ from arena.agents.remote import (
     channel_options,
     exit_text,
 )
+from arena.bots import BotManifest
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.sandbox.lifeline import FOLDER, GROUP, lifeline, pdeathsig_preexec
 

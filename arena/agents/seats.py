@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from arena.agents.base import Agent
 from arena.agents.container import DockerAgent
-from arena.agents.hostbuild import ensure_built
-from arena.agents.manifest import BotManifest
 from arena.agents.policy import PolicyAgent
 from arena.agents.process import LocalProcessAgent
+from arena.bots import BotManifest, ensure_built
 from arena.games import Game
 from arena.policies import make_policy
 from arena.sandbox.limits import SandboxLimits

@@ -22,13 +22,13 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.agents import BotManifest, PolicySeat
-from arena.agents.hostbuild import ensure_built
+from arena.agents import PolicySeat
 from arena.bench.errors import BenchError
 from arena.bench.launched import launched_bots
 from arena.bench.mc import bot_times
 from arena.bench.protocol import ROOT, STARTUP_S, Progress, fail, print_report, status, temp_root
 from arena.bench.stats import percentile
+from arena.bots import BotManifest, ensure_built
 from arena.games import load_game
 from arena.games.rng import derive_seed
 from arena.match.results import DuplicateResult

@@ -16,18 +16,10 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.agents import (
-    Agent,
-    AgentFailure,
-    BotManifest,
-    DealEnd,
-    DealSetup,
-    LocalProcessAgent,
-    Reply,
-    Turn,
-)
+from arena.agents import Agent, AgentFailure, DealEnd, DealSetup, LocalProcessAgent, Reply, Turn
 from arena.agents.process import SOCKET_NAME
 from arena.bench.errors import BenchError
+from arena.bots import BotManifest
 from arena.games import Game
 
 OUTPUT_TAIL = 2000

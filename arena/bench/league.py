@@ -64,7 +64,6 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
 
-from arena.agents import BotConfigError, BotManifest
 from arena.bench.errors import BenchError
 from arena.bench.launched import launched_bots
 from arena.bench.overhead import check_clean
@@ -81,6 +80,7 @@ from arena.bench.protocol import (
     temp_root,
 )
 from arena.bench.stats import goal_mark
+from arena.bots import BotConfigError, BotManifest
 from arena.games import Game, load_game
 from arena.league.redis_local import RedisServer, RedisUnavailable, redis_binary
 from arena.match.runner import run_duplicate_async

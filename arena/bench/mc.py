@@ -22,7 +22,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.agents import BotManifest, PolicySeat
+from arena.agents import PolicySeat
 from arena.bench.errors import BenchError
 from arena.bench.launched import launched_bots
 from arena.bench.protocol import (
@@ -36,6 +36,7 @@ from arena.bench.protocol import (
     temp_root,
 )
 from arena.bench.stats import goal_mark, mean_interval, percentile
+from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.match.record import MatchRecord
 from arena.match.results import DuplicateResult

@@ -60,12 +60,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.agents import BotConfigError, BotManifest, Reply, Turn
+from arena.agents import Reply, Turn
 from arena.bench.errors import BenchError
 from arena.bench.launched import LaunchedSeat, LentAgent, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
 from arena.bench.stats import goal_mark, percentile
+from arena.bots import BotConfigError, BotManifest
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
 

@@ -39,7 +39,6 @@ from arena.agents import (
     Agent,
     AgentExit,
     AgentFailure,
-    BotManifest,
     BotSeat,
     DealEnd,
     DealSetup,
@@ -61,6 +60,7 @@ from arena.bench.protocol import (
 )
 from arena.bench.stats import goal_mark, percentile
 from arena.botkit.sources import docker_seat, require_limits
+from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
 from arena.sandbox.errors import BuildError

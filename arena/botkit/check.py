@@ -24,18 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from arena.agents import (
-    MANIFEST,
-    AgentFailure,
-    BotConfigError,
-    BotManifest,
-    PolicySeat,
-    SeatSpec,
-)
-from arena.agents.hostbuild import ensure_built
+from arena.agents import AgentFailure, PolicySeat, SeatSpec
 from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedAgent, ObservedProcessAgent
 from arena.botkit.report import FAIL, PASS, SKIP, WARN, CheckLine, CheckReport, last_output
 from arena.botkit.sources import PROCESS, image_name, is_docker, require_limits
+from arena.bots import MANIFEST, BotConfigError, BotManifest, ensure_built
 from arena.games import GameError, game_ids, load_game
 from arena.games.rng import derive_seed
 from arena.match.faults import Fault, FaultKind

@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from arena.agents import BotManifest
+from arena.bots import BotManifest
 from arena.games import Game, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
 from arena.league.forfeits import DEFAULT_POLICY, ForfeitPolicy, forfeit_policy

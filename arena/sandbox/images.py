@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.agents.errors import BotConfigError
-from arena.agents.hostbuild import ensure_built
-from arena.agents.manifest import ALL_GAMES, BotManifest
+from arena.bots import ALL_GAMES, BotConfigError, BotManifest, ensure_built
 from arena.sandbox import labels
 from arena.sandbox.build import Progress, run_build
 from arena.sandbox.dockerfile import DockerfileError, read_dockerfile

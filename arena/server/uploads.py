@@ -13,8 +13,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.agents.errors import BotConfigError
-from arena.agents.manifest import MANIFEST, BotManifest
+from arena.bots import MANIFEST, BotConfigError, BotManifest
 from arena.sandbox import labels
 from arena.sandbox.build import run_build
 from arena.sandbox.engine import docker_client

@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.agents import Agent, BotManifest, LocalProcessAgent, PolicySeat, Reply, Turn
+from arena.agents import Agent, LocalProcessAgent, PolicySeat, Reply, Turn
 from arena.agents.loopclock import LoopClock, _TimedSelector, loop_clock
+from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.match.runner import run_deal
 from arena.match.timecontrol import TimeControl

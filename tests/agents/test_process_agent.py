@@ -14,7 +14,8 @@ from typing import TypeVar
 
 import pytest
 
-from arena.agents import AgentFailure, BotManifest, DealEnd, DealSetup, LocalProcessAgent, Turn
+from arena.agents import AgentFailure, DealEnd, DealSetup, LocalProcessAgent, Turn
+from arena.bots import BotManifest
 from arena.games import load_game
 from arena.protocol import (
     RequestEncoder,

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from store import conftest as store_fixtures
 from typer.testing import CliRunner
 
-from arena.agents import BotConfigError
+from arena.bots import BotConfigError
 from arena.cli import ArenaGroup
 from arena.games import GameError, load_game
 from arena.league.cli import league_app

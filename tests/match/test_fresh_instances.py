@@ -18,8 +18,9 @@ import pytest
 from agents.botkit import KeptBotSeat, make_bot
 from agents.spy import deals_per_instance, shown_twice, spy_folder, streams
 
-from arena.agents import BotManifest, LocalProcessAgent, PolicySeat
+from arena.agents import LocalProcessAgent, PolicySeat
 from arena.bench.launched import launched_bots
+from arena.bots import BotManifest
 from arena.games import load_game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate, run_duplicate_async

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from agents.botkit import SAMPLE_RANDOM, KeptBotSeat, make_bot
 
-from arena.agents import BotConfigError, LocalProcessAgent, PolicySeat
+from arena.agents import LocalProcessAgent, PolicySeat
+from arena.bots import BotConfigError
 from arena.games import load_game
 from arena.match import replay
 from arena.match.faults import FaultKind

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents.hostbuild import ensure_built
-from arena.agents.manifest import BotManifest
+from arena.bots import BotManifest, ensure_built
 from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
 

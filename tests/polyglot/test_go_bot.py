@@ -18,8 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.agents.hostbuild import ensure_built
-from arena.agents.manifest import BotManifest
+from arena.bots import BotManifest, ensure_built
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
 from tests.polyglot.cli import check, play, run

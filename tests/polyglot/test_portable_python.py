@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from arena.agents import BotManifest, BotSeat, PolicySeat, SeatSpec
+from arena.agents import BotSeat, PolicySeat, SeatSpec
 from arena.bench.launched import launched_bots
+from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.games.registry import game_ids
 from arena.match.runner import run_duplicate, run_duplicate_async

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from arena.agents.errors import BotConfigError
+from arena.bots import BotConfigError
 from arena.sandbox import images, labels, rootfs, wheels
 from arena.sandbox.errors import BuildError, ImageNotFound
 from arena.sandbox.images import (

@@ -9,7 +9,7 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from arena.agents import BotConfigError
+from arena.bots import BotConfigError
 from arena.games import GameError
 from arena.league.create import LeagueError
 from arena.league.schedule import ScheduleError

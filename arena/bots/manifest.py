@@ -10,7 +10,7 @@ build = ["sh", "build.sh"]         # optional: run on the host, in the bot's fol
 ```
 
 A bot in a compiled language names its ``build`` command; the arena runs it before the bot
-plays as a process and before its image is built (``arena.agents.hostbuild``).
+plays as a process and before its image is built (``arena.bots.hostbuild``).
 
 A leading ``python`` or ``python3`` in the command is replaced by the arena's own interpreter,
 so a Python bot runs with the packages installed next to the arena (the SDK among them).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.agents.errors import BotConfigError
+from arena.bots.errors import BotConfigError
 
 MANIFEST = "bot.toml"
 """The file name of a bot's manifest."""

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents import BotConfigError
-from arena.agents.hostbuild import ensure_built, forget_builds
-from arena.agents.manifest import BotManifest
+from arena.bots import BotConfigError, BotManifest, ensure_built, forget_builds
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents import BotConfigError, BotManifest, BotSeat
+from arena.agents import BotSeat
+from arena.bots import BotConfigError, BotManifest
 from arena.games import load_game
 
 GOOD = """\

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from arena.agents.errors import BotConfigError
-from arena.agents.manifest import BotManifest
+from arena.bots.errors import BotConfigError
+from arena.bots.manifest import BotManifest
 from arena.sandbox.lifeline import GROUP, lifeline, pdeathsig_preexec
 
 log = logging.getLogger(__name__)

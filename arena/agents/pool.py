@@ -29,7 +29,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Collection, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -42,7 +42,6 @@ from arena.agents.process import STOP_GRACE_S, LocalProcessAgent
 from arena.agents.seats import BotSeat, SeatSpec
 from arena.bots import BotManifest
 from arena.games import Game
-from arena.match.results import DuplicateResult
 
 T = TypeVar("T")
 
@@ -214,19 +213,6 @@ class Loan:
                 if isinstance(seat, PooledSeat) for rotation, agent in enumerate(seat.agents)]
 
 
-def clean_instances(result: DuplicateResult) -> set[tuple[int, int]]:
-    """The (entrant, rotation) pairs whose deal the entrant played without a fault or a
-    forfeit; none when the set is void."""
-    if result.void:
-        return set()
-    clean = set()
-    for deal in result.deals:
-        for seat, entrant in enumerate(deal.entrants):
-            if not deal.forfeited[seat] and all(fault.seat != seat for fault in deal.faults):
-                clean.add((entrant, deal.rotation))
-    return clean
-
-
 def running(pid: int) -> bool:
     """True while the process exists and has not exited: the event loop learns of a bot's
     death only when its child watcher reaps it, which may come after the next match starts."""
@@ -281,18 +267,19 @@ class AgentPool:
         return Loan([PooledSeat(spec, self, (spec.manifest, spec.temp_root), deal)
                      if isinstance(spec, BotSeat) else spec for spec in seats])
 
-    def give_back(self, loan: Loan, result: DuplicateResult | None) -> None:
-        """Keep the instances that played their deal cleanly, stop every other one (all of
-        them when the set did not finish: ``result`` None), and stop the idle instances of a
-        bot beyond ``max_idle`` and those whose ledger is full."""
-        clean = clean_instances(result) if result is not None else set()
+    def give_back(self, loan: Loan, clean: Collection[tuple[int, int]] | None) -> None:
+        """Keep the instances that played their deal cleanly (``clean``: their (entrant,
+        rotation) pairs, as the match results' ``clean_instances`` gives them), stop every
+        other one (all of them when the set did not finish: ``clean`` None), and stop the idle
+        instances of a bot beyond ``max_idle`` and those whose ledger is full."""
+        kept = clean or ()
         stops = []
         for entrant, rotation, agent in loan.agents():
             if agent.bot is None or agent.stopped is not None:
                 continue
             bot = agent.bot
             alive = bot.process is not None and bot.process.returncode is None
-            if ((entrant, rotation) in clean and not agent.faulted and alive
+            if ((entrant, rotation) in kept and not agent.faulted and alive
                     and bot in self._live and not bot.ledger.full):
                 self._idle.setdefault(agent.key, []).append(bot)
             else:

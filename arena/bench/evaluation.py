@@ -56,7 +56,7 @@ from arena.league.compare import set_score
 from arena.league.comparing import GameTest, league_game, schedules
 from arena.league.forfeits import ForfeitPolicy
 from arena.league.schedule import ScheduledMatch
-from arena.match.results import DealResult, DuplicateResult
+from arena.match.results import DealResult, DuplicateResult, clean_instances
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
 
@@ -251,7 +251,7 @@ def play_pair(pool: AgentPool, game: Game, pair: tuple[str, str], deals: int, se
         except BaseException:
             pool.give_back(loan, None)
             raise
-        pool.give_back(loan, result)
+        pool.give_back(loan, clean_instances(result))
         lost = [name for deal in result.deals if not deal.void
                 for name, forfeited in zip(deal.reason_names, deal.forfeited, strict=True)
                 if forfeited]

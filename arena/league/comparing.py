@@ -47,7 +47,7 @@ from arena.league.sprt import (
     win_share_interval,
 )
 from arena.match.faults import DEFAULT_STRIKES
-from arena.match.results import DuplicateResult
+from arena.match.results import DuplicateResult, clean_instances
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.policies import policy_names
@@ -400,7 +400,7 @@ def run_comparison(comparison: Comparison, *, seed: int | None = None,
             except BaseException:
                 pool.give_back(loan, None)
                 raise
-            pool.give_back(loan, result)
+            pool.give_back(loan, clean_instances(result))
             comparison.add(outcome(match, result, comparison.policy), test)
             if on_set is not None:
                 on_set(comparison)

@@ -36,6 +36,7 @@ from arena.games import load_game
 from arena.league.create import POLICY_PREFIX, LeagueSettings
 from arena.league.live import live_feed
 from arena.match import DuplicateResult, run_duplicate
+from arena.match.results import clean_instances
 from arena.match.runner import run_duplicate_async
 from arena.store import (
     DEFAULT_MAX_ATTEMPTS,
@@ -214,7 +215,7 @@ def _play(session: Session, match_id: str,
         except BaseException:
             pool.give_back(loan, None)
             raise
-        pool.give_back(loan, result)
+        pool.give_back(loan, clean_instances(result))
         return match, result
 
 

@@ -217,6 +217,19 @@ def read_records(path: Path) -> list[MatchRecord]:
         raise RecordError(f"{path}: {error}") from None
 
 
+def clean_instances(result: DuplicateResult) -> set[tuple[int, int]]:
+    """The (entrant, rotation) pairs whose deal the entrant played without a fault or a
+    forfeit; none when the set is void."""
+    if result.void:
+        return set()
+    clean = set()
+    for deal in result.deals:
+        for seat, entrant in enumerate(deal.entrants):
+            if not deal.forfeited[seat] and all(fault.seat != seat for fault in deal.faults):
+                clean.add((entrant, deal.rotation))
+    return clean
+
+
 def first_unclean(exits: Sequence[AgentExit]) -> AgentExit:
     """The first exit with a non-zero status or a signal, else the first (``EntrantResult.exit``
     of an entrant whose rotations each had an instance of their own)."""

@@ -24,6 +24,7 @@ from arena.agents import BotSeat, PolicySeat, SeatSpec, ledger
 from arena.agents.pool import AgentPool
 from arena.games import load_game
 from arena.match import DuplicateResult
+from arena.match.results import clean_instances
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
 
@@ -60,7 +61,7 @@ def play(pool: AgentPool, seats: Sequence[SeatSpec], seed: int = 7,
     pids = [agent.bot.process.pid for _, _, agent in sorted(
         loan.agents(), key=lambda item: item[:2])
         if agent.bot is not None and agent.bot.process is not None]
-    pool.give_back(loan, result)
+    pool.give_back(loan, clean_instances(result))
     return result, pids
 
 

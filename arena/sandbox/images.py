@@ -1,9 +1,9 @@
 """Docker images for bots: the offline base image, bot images built from folders, and lookups.
 
 The base image is made without any registry: a Debian root from ``debootstrap`` imported with
-``docker import``, then a stage that installs card-arena and the SDK from wheels fetched on the
-host. A bot image is its folder's ``Dockerfile`` built on that base (``ARG BASE``), labelled with
-the bot's name, version and games from ``bot.toml``.
+``docker import``, then a stage that installs the engine and the SDK (never the platform) from
+wheels fetched on the host. A bot image is its folder's ``Dockerfile`` built on that base
+(``ARG BASE``), labelled with the bot's name, version and games from ``bot.toml``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ FROM {root} AS venv
 COPY wheels /tmp/wheels
 RUN python3 -m venv /opt/venv \\
  && /opt/venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
-      --find-links /tmp/wheels card-arena cardarena-sdk
+      --find-links /tmp/wheels card-arena-engine cardarena-sdk
 
 FROM {root}
 COPY --from=venv /opt/venv /opt/venv

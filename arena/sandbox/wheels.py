@@ -1,9 +1,11 @@
-"""Wheels for the base image: card-arena, the SDK and their dependencies, fetched on the host.
+"""Wheels for the base image: the engine, the SDK and their dependencies, fetched on the host.
 
-The two local projects are built from the source checkout the running ``arena`` package comes
-from; their dependencies are downloaded as binary wheels for the base image's platform (CPython
-3.11 on manylinux x86_64, the Python of Debian bookworm). Everything lands in a cache folder, so
-a second run needs no network when nothing changed.
+A bot needs the engine distribution (``card-arena-engine``: games, policies, protocol) and the
+SDK, never the platform (``card-arena``). The two local projects are built from the source
+checkout the running ``arena`` package comes from; their dependencies are downloaded as binary
+wheels for the base image's platform (CPython 3.11 on manylinux x86_64, the Python of Debian
+bookworm). Everything lands in a cache folder, so a second run needs no network when nothing
+changed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ import arena
 from arena.sandbox.errors import BuildError
 
 PROJECT_NAME = "card-arena"
+ENGINE_FOLDER = Path("engine")
+"""The engine distribution's project; its ``pyproject.toml`` takes its packages from ``arena``."""
+ENGINE_SOURCES = (Path("arena"), Path("proto"))
+"""The folders the engine's files come from (``arena/protocol/agent.proto`` links to ``proto``)."""
 SDK_FOLDER = Path("sdk") / "python"
 PYTHON_VERSION = "3.11"
 """The Python of the base image (Debian bookworm's ``python3``)."""
@@ -55,11 +61,12 @@ def project_root() -> Path:
     candidate = Path(arena.__file__).resolve().parent.parent
     pyproject = candidate / "pyproject.toml"
     if (pyproject.is_file() and f'name = "{PROJECT_NAME}"' in pyproject.read_text("utf-8")
+            and (candidate / ENGINE_FOLDER / "pyproject.toml").is_file()
             and (candidate / SDK_FOLDER / "pyproject.toml").is_file()):
         return candidate
     raise BuildError(f"the base image needs the card-arena sources, but arena is installed from "
-                     f"a wheel at {candidate}; install it from a checkout (pip install -e PATH) "
-                     f"or pass the checkout with --project PATH")
+                     f"a wheel at {candidate}; install it from a checkout (pip install "
+                     f"-e PATH/engine -e PATH) or pass the checkout with --project PATH")
 
 
 def collect_wheels(dest: Path, *, project: Path | None = None,
@@ -68,8 +75,9 @@ def collect_wheels(dest: Path, *, project: Path | None = None,
     source = project or project_root()
     cache = wheel_cache()
     cache.mkdir(parents=True, exist_ok=True)
-    local = [_build_local_wheel(source, cache, progress),
-             _build_local_wheel(source / SDK_FOLDER, cache, progress)]
+    local = [_build_local_wheel(source, ENGINE_FOLDER, cache, progress,
+                                alongside=ENGINE_SOURCES),
+             _build_local_wheel(source, SDK_FOLDER, cache, progress)]
     needed = _download_dependencies(local, cache, progress)
     dest.mkdir(parents=True, exist_ok=True)
     copied = []
@@ -80,23 +88,36 @@ def collect_wheels(dest: Path, *, project: Path | None = None,
     return copied
 
 
-def _build_local_wheel(source: Path, cache: Path, progress: Progress) -> Path:
-    """Build one local project's wheel from a clean copy of its sources, into the cache."""
-    progress(f"building the wheel of {source}")
+def build_local_wheel(root: Path, folder: Path, out: Path, *,
+                      alongside: tuple[Path, ...] = ()) -> Path:
+    """Build the wheel of the project ``root/folder`` into ``out``, from a clean copy of it and
+    of the ``alongside`` folders its sources come from (kept at the same places relative to it).
+    """
+    source = root / folder
     with tempfile.TemporaryDirectory(prefix="cardarena-src-") as scratch:
-        copy = Path(scratch) / "src"
-        shutil.copytree(source, copy, ignore=SKIPPED, symlinks=True)
-        out = Path(scratch) / "out"
+        tree = Path(scratch) / "src"
+        for part in (folder, *alongside):
+            shutil.copytree(root / part, tree / part, ignore=SKIPPED, symlinks=True)
+        copy = tree / folder
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
                    "--wheel-dir", str(out), str(copy)]
         if importlib.util.find_spec("setuptools") is not None:
             command.insert(5, "--no-build-isolation")
         _run(command, f"building the wheel of {source}")
-        built = sorted(out.glob("*.whl"))
-        if len(built) != 1:
-            raise BuildError(f"building the wheel of {source} gave {len(built)} wheels, not one")
-        target = cache / built[0].name
-        shutil.copyfile(built[0], target)
+    built = sorted(out.glob("*.whl"))
+    if len(built) != 1:
+        raise BuildError(f"building the wheel of {source} gave {len(built)} wheels, not one")
+    return built[0]
+
+
+def _build_local_wheel(root: Path, folder: Path, cache: Path, progress: Progress, *,
+                       alongside: tuple[Path, ...] = ()) -> Path:
+    """Build one local project's wheel and put it into the cache."""
+    progress(f"building the wheel of {root / folder}")
+    with tempfile.TemporaryDirectory(prefix="cardarena-wheel-") as scratch:
+        built = build_local_wheel(root, folder, Path(scratch), alongside=alongside)
+        target = cache / built.name
+        shutil.copyfile(built, target)
         return target
 
 

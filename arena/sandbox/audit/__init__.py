@@ -2,8 +2,9 @@
 
 Each module here is a script that a bot container runs with the base image's Python
 (``python -c SOURCE MODE``), so the audit needs no source tree and no image of its own. The
-scripts import only grpcio, the protocol's messages and ``rawserver`` (the raw gRPC server
-they share, installed in the base image with the package); the arena never imports them.
+scripts import only grpcio, the protocol's messages and ``arena.protocol.rawserver`` (the raw
+gRPC server they share): all from the engine, which the base image holds; the arena never
+imports them.
 """
 
 from __future__ import annotations

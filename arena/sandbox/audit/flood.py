@@ -22,8 +22,8 @@ from collections.abc import Iterator
 
 import grpc
 
+from arena.protocol import rawserver
 from arena.protocol.v1 import agent_pb2 as pb
-from arena.sandbox.audit import rawserver
 
 MODES = ("unsolicited", "metadata", "trailers", "details", "compressed", "output")
 LARGE_ENTRIES = [(f"x-flood-{index}", "v" * 8000) for index in range(256)]

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 
 import grpc
 
+from arena.protocol import rawserver
 from arena.protocol.v1 import agent_pb2 as pb
-from arena.sandbox.audit import rawserver
 
 FOLDER = "/run/cardarena"
 ADDRESS = f"unix:{FOLDER}/agent.sock"

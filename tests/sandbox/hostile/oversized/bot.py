@@ -7,9 +7,8 @@ from collections.abc import Iterator
 
 import grpc
 
-from arena.protocol import PROTOCOL_VERSION
+from arena.protocol import PROTOCOL_VERSION, rawserver
 from arena.protocol.v1 import agent_pb2 as pb
-from arena.sandbox.audit import rawserver
 
 BIG_DEBUG = "x" * 200_000
 READY = pb.PlayResponse(ready=pb.Ready(protocol_version=PROTOCOL_VERSION, bot_name="oversized",

@@ -1,7 +1,8 @@
 """A raw gRPC AgentService for hostile bots: Play answers with the bytes a function yields
 (what no SDK would send), served until SIGTERM.
 
-It runs inside a bot's container, with the base image's Python; the arena never imports it.
+It runs inside a bot's container, with the base image's Python, which holds the engine and the
+SDK but not the platform: hence its place here. The arena never imports it.
 """
 
 from __future__ import annotations

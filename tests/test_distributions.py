@@ -8,6 +8,7 @@ the way the base image's wheel set is built (``arena.sandbox.wheels``).
 
 from __future__ import annotations
 
+import ast
 import email.parser
 import importlib.metadata
 import json
@@ -29,9 +30,9 @@ from arena.sandbox import wheels
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = "card-arena-engine"
 ENGINE_PACKAGES = ("games", "policies", "protocol")
-ENGINE_ROOT_FILES = {"__init__.py", "py.typed", "engine_build.py"}
-"""The files of ``arena/`` itself, in the engine: the package's root (it turns gRPC's fork
-support off before gRPC loads), its typing marker, and the builder of the compiled engine."""
+"""The engine's packages; with them the engine holds the files of ``arena/`` itself: the
+package's root (it turns gRPC's fork support off before gRPC loads), its typing marker and the
+shared modules beside it."""
 ENGINE_REQUIRES = {"grpcio", "protobuf", "mypy-extensions"}
 NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -62,6 +63,35 @@ def wheel_requires(wheel: Path) -> list[str]:
         name = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
         metadata = email.parser.Parser().parsestr(archive.read(name).decode("utf-8"))
     return [line for line in metadata.get_all("Requires-Dist") or [] if "extra ==" not in line]
+
+
+def in_engine(name: str) -> bool:
+    """True for a file of ``arena`` (a path inside a wheel) that the engine holds."""
+    parts = name.split("/")
+    return parts[0] == "arena" and (len(parts) == 2 or parts[1] in ENGINE_PACKAGES)
+
+
+def imported_modules(source: str) -> set[str]:
+    """The ``arena`` modules a module's source imports (absolute imports), with each name
+    imported from one of them that is a module of the checkout (``from arena import x``)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names
+                         if module_path(f"{node.module}.{alias.name}", ROOT))
+    return {name for name in names if name.split(".")[0] == "arena"}
+
+
+def module_path(module: str, root: Path) -> Path | None:
+    """The file of a module or package under ``root``, or None."""
+    path = root.joinpath(*module.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def source_modules() -> set[str]:
@@ -97,15 +127,25 @@ def platform_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_engine_wheel_holds_games_policies_protocol_and_the_root(engine_wheel: Path) -> None:
     """The engine's wheel holds its three packages whole and the root files, nothing else."""
     files = wheel_files(engine_wheel)
-    outside = {name for name in files
-               if not name.startswith(tuple(f"arena/{package}/" for package in ENGINE_PACKAGES))
-               and name.removeprefix("arena/") not in ENGINE_ROOT_FILES}
-    assert outside == set()
-    engine_modules = {name for name in source_modules()
-                      if name.split("/")[1] in ENGINE_PACKAGES
-                      or name.removeprefix("arena/") in ENGINE_ROOT_FILES}
-    assert engine_modules - files == set()
-    assert {"arena/py.typed", "arena/games/py.typed", "arena/protocol/agent.proto"} <= files
+    assert {name for name in files if not in_engine(name)} == set()
+    assert {name for name in source_modules() if in_engine(name)} - files == set()
+    assert {"arena/__init__.py", "arena/py.typed", "arena/games/py.typed",
+            "arena/protocol/agent.proto"} <= files
+
+
+def test_engine_imports_only_itself(engine_wheel: Path) -> None:
+    """Every ``arena`` module the engine's modules import is in the engine's wheel."""
+    files = wheel_files(engine_wheel)
+    missing = {}
+    with zipfile.ZipFile(engine_wheel) as archive:
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            for module in imported_modules(archive.read(name).decode("utf-8")):
+                path = module.replace(".", "/")
+                if not {f"{path}.py", f"{path}/__init__.py"} & files:
+                    missing[name] = module
+    assert missing == {}
 
 
 def test_engine_requires_grpcio_protobuf_and_mypy_extensions(engine_wheel: Path) -> None:

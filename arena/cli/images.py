@@ -22,9 +22,9 @@ def images_build_base(
 ) -> None:
     """Build the base image of Python bots offline, from Debian packages and host wheels.
 
-    The image holds Python with card-arena, cardarena-sdk and their dependencies; nothing is
-    pulled from a registry. The Debian root is made once and reused; the Python layer is
-    built again (quickly, from Docker's cache, when nothing changed).
+    The image holds Python with card-arena-engine, cardarena-sdk and their dependencies (not
+    the platform); nothing is pulled from a registry. The Debian root is made once and reused;
+    the Python layer is built again (quickly, from Docker's cache, when nothing changed).
     """
     from arena.sandbox.images import BASE_IMAGE, build_base
 

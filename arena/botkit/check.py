@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from arena.agents import AgentFailure, PolicySeat, SeatSpec
+from arena.agents.sources import PROCESS, image_name, is_docker, require_limits
 from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedAgent, ObservedProcessAgent
 from arena.botkit.report import FAIL, PASS, SKIP, WARN, CheckLine, CheckReport, last_output
-from arena.botkit.sources import PROCESS, image_name, is_docker, require_limits
 from arena.bots import MANIFEST, BotConfigError, BotManifest, ensure_built
 from arena.games import GameError, game_ids, load_game
 from arena.games.rng import derive_seed

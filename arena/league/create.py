@@ -152,7 +152,7 @@ def entrant_spec(ref: str) -> EntrantSpec:
         return EntrantSpec(name=POLICY_PREFIX + ref, version=POLICY_VERSION, kind=BotKind.PROCESS,
                            fingerprint=POLICY_PREFIX + ref, policy=ref, language="python")
     if ref.startswith(IMAGE_PREFIX):
-        from arena.botkit.sources import resolve_image
+        from arena.agents.sources import resolve_image
 
         image = resolve_image(ref)
         return EntrantSpec(name=image.name, version=image.version, kind=BotKind.DOCKER,

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from arena.bots import BotConfigError
 from arena.cli import ArenaGroup
+from arena.cli.league import league_app
 from arena.games import GameError, load_game
-from arena.league.cli import league_app
 from arena.league.create import (
     LeagueError,
     LeagueSettings,

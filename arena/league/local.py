@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -38,6 +38,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
+from arena.league.interrupt import ctrl_c_noted
 from arena.league.run_match import (
     DEFAULT_LEASE_S,
     DONE,
@@ -111,23 +112,6 @@ ProgressHook = Callable[[LeagueStatus, dict[str, list[tuple[str, float]]], str],
 """Called with the league's status, the leaders per game and a note, as matches finish."""
 
 
-@contextlib.contextmanager
-def _ctrl_c_noted() -> Iterator[threading.Event]:
-    """An event set by Ctrl-C (SIGINT) instead of a KeyboardInterrupt raised wherever the main
-    thread happens to be (inside a database driver's call, it would leave the connection
-    mid-statement); the run raises KeyboardInterrupt itself where it is safe. Off the main
-    thread, signals stay as they are."""
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _worker_init(reuse_bots: bool) -> None:
     """Set up a pool worker: it dies with the run (``die_with_parent``); Ctrl-C is for the
     parent, which stops workers with SIGTERM; a SIGTERM stops the worker's bots (the match
@@ -168,7 +152,7 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
     started = time.monotonic()
     summary = RunSummary(league=name)
     owner_prefix = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:"
-    with open_store(store_url) as store, _ctrl_c_noted() as stop:
+    with open_store(store_url) as store, ctrl_c_noted() as stop:
         runner = _LocalRun(store, store_url, name, owner_prefix, lease_s, max_attempts,
                            progress, reuse_bots, stop)
         try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from arena.games import Game, Observation, State
+from arena.reasons import Reason
 
 
 class ObservableState(Protocol):
@@ -88,7 +89,7 @@ class DealEnd:
     """The end of a deal as an agent is told of it."""
 
     state: State
-    reasons: tuple[int, ...]
+    reasons: tuple[Reason, ...]
     end_payload: Callable[[], bytes]
     """Builds the serialized PlayRequest carrying the MatchEnd (only remote agents need it)."""
 

@@ -37,7 +37,7 @@ from arena.agents.remote import (
     channel_options,
     exit_text,
 )
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox import capfs, labels
 from arena.sandbox.classify import ContainerEnd, classify, container_end
 from arena.sandbox.errors import SandboxError
@@ -70,14 +70,14 @@ EXCERPT_CHARS = 2000
 
 def _infra(detail: str) -> AgentFailure:
     """The arena's own failure (Docker itself): no verdict against the bot."""
-    return AgentFailure(pb.REASON_CODE_VOID_INFRA, "infra", detail)
+    return AgentFailure(Reason.VOID_INFRA, "infra", detail)
 
 
-def _failure(reason: int, detail: str, make: FailureMaker = crash) -> AgentFailure:
+def _failure(reason: Reason, detail: str, make: FailureMaker = crash) -> AgentFailure:
     """An AgentFailure for a classified end: OOM keeps its code, the rest follow ``make``."""
-    if reason == pb.REASON_CODE_OOM:
-        return AgentFailure(pb.REASON_CODE_OOM, "crash", detail)
-    if reason == pb.REASON_CODE_INIT_ERROR:
+    if reason == Reason.OOM:
+        return AgentFailure(Reason.OOM, "crash", detail)
+    if reason == Reason.INIT_ERROR:
         return init_error(detail)
     return make(detail)
 
@@ -315,7 +315,7 @@ class DockerAgent(RemoteAgent):
         end = self.end
         if end is None:
             return None
-        return AgentFailure(pb.REASON_CODE_OOM, "crash", end.detail) if end.oom else crash(
+        return AgentFailure(Reason.OOM, "crash", end.detail) if end.oom else crash(
             end.detail)
 
     async def _exit_failure(self, make: FailureMaker, suffix: str) -> AgentFailure | None:
@@ -337,7 +337,7 @@ class DockerAgent(RemoteAgent):
             if end is not None:
                 self.end = end
                 if end.oom:
-                    return AgentFailure(pb.REASON_CODE_OOM, "crash", end.detail + suffix)
+                    return AgentFailure(Reason.OOM, "crash", end.detail + suffix)
                 return make(end.detail + suffix)
             if loop.time() >= deadline:
                 return None

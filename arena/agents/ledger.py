@@ -20,7 +20,7 @@ import os
 from typing import Final
 
 from arena.agents.errors import AgentFailure
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 _KEY: Final = os.urandom(32)
 """This process's fingerprint key."""
@@ -39,7 +39,7 @@ class DealRefused(AgentFailure):
 
     def __init__(self, label: str) -> None:
         """The refusal for the bot ``label``."""
-        super().__init__(pb.REASON_CODE_VOID_INFRA, "infra",
+        super().__init__(Reason.VOID_INFRA, "infra",
                          f"bot {label}: this instance has already been shown this deal; "
                          "every rotation of a deal is played by an instance of its own")
 

@@ -39,7 +39,7 @@ from arena.agents.remote import (
     exit_text,
 )
 from arena.bots import BotManifest
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox.lifeline import FOLDER, GROUP, lifeline, pdeathsig_preexec
 
 __all__ = [
@@ -141,12 +141,12 @@ class LocalProcessAgent(RemoteAgent):
             guard.track(FOLDER, self.workdir)
             marker = guard.environment()
         except OSError as error:
-            raise self._sticky(AgentFailure(pb.REASON_CODE_VOID_INFRA, "infra",
+            raise self._sticky(AgentFailure(Reason.VOID_INFRA, "infra",
                                             str(error))) from None
         socket_path = self.workdir / SOCKET_NAME
         if len(os.fsencode(socket_path)) > UNIX_PATH_MAX:
             raise self._sticky(AgentFailure(
-                pb.REASON_CODE_VOID_INFRA, "infra",
+                Reason.VOID_INFRA, "infra",
                 f"the socket path {socket_path} is longer than {UNIX_PATH_MAX} bytes; "
                 "use a shorter temporary folder (TMPDIR)"))
         address = f"unix:{socket_path}"

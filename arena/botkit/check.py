@@ -36,7 +36,7 @@ from arena.match.results import DealResult
 from arena.match.runner import _SigtermGuard, run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.protocol import PROTOCOL_VERSION
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox.errors import BuildError
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def _legal_play(run: _Run, game_id: str, deal: DealResult, loan: Borrowed) -> No
     if not problem and deal.forfeited[BOT_SEAT]:
         problem = f"{deal.reason_names[BOT_SEAT]}: {deal.details[BOT_SEAT]}"
     if problem:
-        if deal.reasons[BOT_SEAT] in (pb.REASON_CODE_CRASH, pb.REASON_CODE_INIT_ERROR):
+        if deal.reasons[BOT_SEAT] in (Reason.CRASH, Reason.INIT_ERROR):
             stderr = deal.record.conduct.seats[BOT_SEAT].stderr if (
                 deal.record is not None and deal.record.conduct is not None) else ""
             problem += last_output(stderr)

@@ -18,12 +18,10 @@ from typing import Any
 
 from arena.agents import Reply
 from arena.match.errors import RecordError
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 DEFAULT_STRIKES = 3
 """Faults a seat may make in a deal; the last one forfeits it."""
-
-REASON_PREFIX = "REASON_CODE_"
 
 
 class FaultKind(StrEnum):
@@ -46,33 +44,18 @@ STRIKE_KINDS = frozenset({FaultKind.TIMEOUT, FaultKind.ILLEGAL, FaultKind.UNSET,
 """Faults that count a strike; the others forfeit at once."""
 
 
-_REASON_NAMES = {int(value): str(name).removeprefix(REASON_PREFIX)
-                 for name, value in pb.ReasonCode.items()}
-
-
-def reason_name(code: int) -> str:
-    """``OK``, ``TIMEOUT``, ... for a ReasonCode value."""
+def reason_code(name: str) -> Reason:
+    """The reason of a name such as ``CRASH``; a RecordError for unknown names."""
     try:
-        return _REASON_NAMES[code]
+        return Reason[name]
     except KeyError:
-        raise ValueError(f"{code!r} is not a ReasonCode value") from None
+        names = ", ".join(reason.name for reason in Reason)
+        raise RecordError(f"unknown reason code {name!r}; valid: {names}") from None
 
 
-def reason_code(name: str) -> int:
-    """The ReasonCode value of a name such as ``CRASH``; a RecordError for unknown names."""
-    try:
-        code = int(pb.ReasonCode.Value(REASON_PREFIX + name))
-    except ValueError:
-        code = pb.REASON_CODE_UNSPECIFIED
-    if code == pb.REASON_CODE_UNSPECIFIED:
-        names = [reason_name(value) for value in pb.ReasonCode.values() if value]
-        raise RecordError(f"unknown reason code {name!r}; valid: {', '.join(names)}")
-    return code
-
-
-def strike_reason(kind: FaultKind) -> int:
-    """The reason code of a seat forfeited by the strike of this kind."""
-    return pb.REASON_CODE_TIMEOUT if kind == FaultKind.TIMEOUT else pb.REASON_CODE_INVALID
+def strike_reason(kind: FaultKind) -> Reason:
+    """The reason of a seat forfeited by the strike of this kind."""
+    return Reason.TIMEOUT if kind == FaultKind.TIMEOUT else Reason.INVALID
 
 
 @dataclass(frozen=True)

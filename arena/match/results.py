@@ -22,10 +22,10 @@ from typing import Any
 from arena.agents import AgentExit
 from arena.games.params import ParamValue
 from arena.match.errors import RecordError
-from arena.match.faults import Fault, reason_name
+from arena.match.faults import Fault
 from arena.match.record import FORMAT, MatchRecord
 from arena.match.safetext import safe_json
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 DUPLICATE_FORMAT = "card-arena.duplicate"
 """The ``format`` of a duplicate set's JSON file."""
@@ -43,8 +43,8 @@ class DealResult:
     labels: tuple[str, ...]
     """The player at each seat: a policy name, or a bot's ``name (bot)``."""
     returns: tuple[float, ...]
-    reasons: tuple[int, ...]
-    """Each seat's ReasonCode."""
+    reasons: tuple[Reason, ...]
+    """Each seat's reason code."""
     details: tuple[str, ...]
     forfeited: tuple[bool, ...]
     faults: tuple[Fault, ...]
@@ -56,7 +56,7 @@ class DealResult:
     @property
     def reason_names(self) -> tuple[str, ...]:
         """``OK``, ``CRASH``, ... per seat."""
-        return tuple(reason_name(code) for code in self.reasons)
+        return tuple(reason.name for reason in self.reasons)
 
     def problems(self) -> list[str]:
         """One line per seat that did not end OK, naming the player, the reason and why."""
@@ -84,7 +84,7 @@ class EntrantResult:
     seats: tuple[int, ...]
     returns: tuple[float, ...]
     """Per deal that counts (void deals left out)."""
-    reasons: tuple[int, ...]
+    reasons: tuple[Reason, ...]
     exit: AgentExit
     """How the entrant's bot ended: the first of its instances that did not exit cleanly (a
     non-zero status or a signal), else its first instance."""
@@ -104,12 +104,12 @@ class EntrantResult:
     @property
     def forfeits(self) -> int:
         """Deals in which it forfeited."""
-        return sum(reason != pb.REASON_CODE_OK for reason in self.reasons)
+        return sum(reason != Reason.OK for reason in self.reasons)
 
     @property
     def reason_names(self) -> tuple[str, ...]:
         """Its reason per deal, by name."""
-        return tuple(reason_name(code) for code in self.reasons)
+        return tuple(reason.name for reason in self.reasons)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""

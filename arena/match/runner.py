@@ -39,7 +39,7 @@ from arena.games import Game, State
 from arena.games.rng import Rng, derive_seed
 from arena.match.conduct import DEBUG_CAP, Conduct, DebugNote, SeatReport, cap_text
 from arena.match.errors import MatchError
-from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, judge, reason_name, strike_reason
+from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, judge, strike_reason
 from arena.match.local import MAX_ACTIONS, check_seed
 from arena.match.record import MatchRecord
 from arena.match.results import (
@@ -57,7 +57,7 @@ from arena.protocol import (
     serialized_match_end,
     wire_action,
 )
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 Clock = Callable[[], int]
 """A monotonic clock in nanoseconds (``time.perf_counter_ns``; tests may pass a fake)."""
@@ -66,8 +66,8 @@ ActionHook = Callable[[int, State], None]
 """Told after every action of a deal: the deal's rotation and its state (read it, never
 change it). Watchers of a running match are fed this way."""
 
-OK = pb.REASON_CODE_OK
-VOID = pb.REASON_CODE_VOID_INFRA
+OK = Reason.OK
+VOID = Reason.VOID_INFRA
 
 
 class VoidDeal(Exception):
@@ -85,7 +85,7 @@ class _Seat:
     encoder: RequestEncoder | None = None
     connected: bool = False
     strikes: int = 0
-    reason: int = OK
+    reason: Reason = OK
     detail: str = ""
 
     @property
@@ -93,7 +93,7 @@ class _Seat:
         """True once the seat is out of the deal."""
         return self.reason != OK
 
-    def forfeit(self, reason: int, detail: str) -> None:
+    def forfeit(self, reason: Reason, detail: str) -> None:
         """Put the seat out of the deal (the first reason stands)."""
         if not self.forfeited:
             self.reason = reason
@@ -295,7 +295,7 @@ def _deal_result(deal: _Deal, rotation: int, entrants: tuple[int, ...], labels: 
     record = None
     if not deal.void:
         reports = tuple(SeatReport(agent=dict(deal.descriptions[seat.seat]),
-                                   reason=reason_name(seat.reason), detail=seat.detail,
+                                   reason=seat.reason.name, detail=seat.detail,
                                    forfeited=seat.forfeited, strikes=seat.strikes,
                                    bank_ms=seat.clock.bank_ms, stderr=stderr[seat.seat])
                         for seat in seats)

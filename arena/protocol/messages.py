@@ -8,9 +8,11 @@ from arena.games import Game, GameError, State, UnknownGameError, load_game
 from arena.games.cards import Deck
 from arena.games.params import ParamValue
 from arena.protocol.errors import ProtocolError
+from arena.protocol.reasons import to_wire
 from arena.protocol.serialize import match_end_bytes
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.wire import LENGTH, VARINT, length_field, string_field, tag, varint_field
+from arena.reasons import Reason
 
 PROTOCOL_VERSION = "cardarena.v1"
 """The protocol this package speaks, as MatchStart and Ready name it."""
@@ -127,20 +129,18 @@ def game_from_match_start(message: pb.MatchStart) -> Game:
         raise ProtocolError(f"MatchStart describes an invalid game: {error}") from None
 
 
-_REASONS = frozenset(pb.ReasonCode.values()) - {pb.REASON_CODE_UNSPECIFIED}
-"""The reason codes a MatchEnd may give."""
-
-
-def serialized_match_end(state: State, reasons: Sequence[int]) -> bytes:
+def serialized_match_end(state: State, reasons: Sequence[Reason]) -> bytes:
     """The serialized last message of a match: returns, each seat's reason code, every event."""
     seats = state.game.num_players
     if len(reasons) != seats:
         raise ProtocolError(f"{len(reasons)} reason codes for {seats} seats")
+    codes = []
     for seat, reason in enumerate(reasons):
-        if reason not in _REASONS:
-            raise ProtocolError(f"seat {seat}: {reason} is not a ReasonCode (1.."
-                                f"{max(pb.ReasonCode.values())})")
-    return match_end_bytes(state.returns(), reasons, state.event_entries())
+        try:
+            codes.append(to_wire(reason))
+        except ProtocolError as error:
+            raise ProtocolError(f"seat {seat}: {error}") from None
+    return match_end_bytes(state.returns(), codes, state.event_entries())
 
 
 def match_end_payload(match_end: bytes) -> bytes:
@@ -148,6 +148,6 @@ def match_end_payload(match_end: bytes) -> bytes:
     return length_field(MATCH_END, match_end)
 
 
-def match_end_message(state: State, reasons: Sequence[int]) -> pb.MatchEnd:
+def match_end_message(state: State, reasons: Sequence[Reason]) -> pb.MatchEnd:
     """The last message of a match: returns, each seat's reason code, and every event."""
     return pb.MatchEnd.FromString(serialized_match_end(state, reasons))

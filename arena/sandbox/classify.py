@@ -12,7 +12,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox.limits import MIB
 
 SIGNAL_BASE = 128
@@ -70,14 +70,14 @@ def container_end(state: dict[str, Any], memory_bytes: int) -> ContainerEnd | No
 
 
 def classify(state: dict[str, Any], memory_bytes: int, starting: bool = False,
-             ) -> tuple[int, str] | None:
+             ) -> tuple[Reason, str] | None:
     """The reason code and text of a stopped container: ``OOM`` when killed for memory, else
     ``INIT_ERROR`` while starting and ``CRASH`` once playing; None while it runs."""
     end = container_end(state, memory_bytes)
     if end is None:
         return None
     if end.oom:
-        return pb.REASON_CODE_OOM, end.detail
+        return Reason.OOM, end.detail
     if starting:
-        return pb.REASON_CODE_INIT_ERROR, f"{end.detail} before listening on its socket"
-    return pb.REASON_CODE_CRASH, end.detail
+        return Reason.INIT_ERROR, f"{end.detail} before listening on its socket"
+    return Reason.CRASH, end.detail

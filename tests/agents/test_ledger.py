@@ -9,7 +9,7 @@ import pytest
 
 from arena.agents import ledger
 from arena.agents.ledger import DealLedger, DealRefused, fingerprint
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 
 def test_a_deal_is_admitted_once_and_refused_after() -> None:
@@ -18,7 +18,7 @@ def test_a_deal_is_admitted_once_and_refused_after() -> None:
     assert 7 in book and 8 not in book and len(book) == 1
     with pytest.raises(DealRefused) as refused:
         book.admit(7, "spy")
-    assert refused.value.reason == pb.REASON_CODE_VOID_INFRA
+    assert refused.value.reason == Reason.VOID_INFRA
     assert "bot spy: this instance has already been shown this deal" in refused.value.detail
     book.admit(8, "spy")
     assert len(book) == 2

@@ -24,6 +24,7 @@ from arena.protocol import (
     serialized_match_end,
 )
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 from .botkit import make_bot
 
@@ -86,7 +87,7 @@ def test_a_bot_starts_plays_and_is_stopped(tmp_path: Path, temp_root: Path) -> N
         assert reply.action_id - 1 in state.legal_actions()
         assert reply.debug == "decision 1"
         state.apply_action(reply.action_id - 1)
-        reasons = (pb.REASON_CODE_OK, pb.REASON_CODE_OK)
+        reasons = (Reason.OK, Reason.OK)
         await agent.close(DealEnd(state, reasons,
                                   lambda: match_end_payload(serialized_match_end(state,
                                                                                  reasons))))
@@ -143,7 +144,7 @@ def test_a_bot_that_exits_at_start_is_an_init_error(tmp_path: Path, temp_root: P
         return caught.value
 
     failure = run(agent, body)
-    assert failure.reason == pb.REASON_CODE_INIT_ERROR
+    assert failure.reason == Reason.INIT_ERROR
     assert failure.detail == "the bot exited with status 4 before listening on its socket"
     assert agent.exit is not None and agent.exit.status == 4
     assert "failing at start" in agent.output_windows()[0]
@@ -161,7 +162,7 @@ def test_a_bot_that_never_listens_misses_the_start_deadline(tmp_path: Path,
         return caught.value
 
     failure = run(agent, body)
-    assert failure.reason == pb.REASON_CODE_INIT_ERROR
+    assert failure.reason == Reason.INIT_ERROR
     assert failure.detail == "the bot did not listen on its socket within 1.5 s"
     assert agent.exit is not None and agent.exit.status == -signal.SIGTERM
     assert_cleaned_up(agent, temp_root)
@@ -181,7 +182,7 @@ def test_a_command_that_cannot_run_is_an_init_error(tmp_path: Path, temp_root: P
         return caught.value
 
     failure = run(agent, body)
-    assert failure.reason == pb.REASON_CODE_INIT_ERROR
+    assert failure.reason == Reason.INIT_ERROR
     assert failure.detail.startswith("cannot run the command './no-such-program' in ")
     assert failure.detail.endswith("No such file or directory")
     assert agent.process is None
@@ -206,7 +207,7 @@ def test_a_wrong_ready_is_an_init_error(tmp_path: Path, temp_root: Path,
         return caught.value
 
     failure = run(agent, body)
-    assert failure.reason == pb.REASON_CODE_INIT_ERROR
+    assert failure.reason == Reason.INIT_ERROR
     assert failure.detail.startswith(message)
     assert_cleaned_up(agent, temp_root)
 
@@ -222,7 +223,7 @@ def test_a_missing_ready_is_an_init_error(tmp_path: Path, temp_root: Path) -> No
         return caught.value
 
     failure = run(agent, body)
-    assert failure.reason == pb.REASON_CODE_INIT_ERROR
+    assert failure.reason == Reason.INIT_ERROR
     assert failure.detail == "no Ready within 0.3 s of MatchStart"
     assert_cleaned_up(agent, temp_root)
 

@@ -26,7 +26,7 @@ from arena.league.schedule import schedule_game
 from arena.match.local import play_local
 from arena.match.results import DealResult, DuplicateResult, EntrantResult
 from arena.match.runner import run_duplicate
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 PRIOR_MU, PRIOR_SIGMA = 25.0, 25 / 3
 
@@ -39,7 +39,7 @@ def synthetic_set(game: str, seat_returns: list[list[float]], seed: int = 1) -> 
         entrants = tuple((seat - rotation) % players for seat in range(players))
         deals.append(DealResult(rotation=rotation, entrants=entrants,
                                 labels=tuple(f"e{e}" for e in entrants), returns=tuple(returns),
-                                reasons=(pb.REASON_CODE_OK,) * players, details=("",) * players,
+                                reasons=(Reason.OK,) * players, details=("",) * players,
                                 forfeited=(False,) * players, faults=(), record=None))
     entrants = tuple(
         EntrantResult(index=e, label=f"e{e}", agent={}, seats=(),

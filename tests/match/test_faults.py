@@ -11,10 +11,9 @@ from arena.match.faults import (
     FaultKind,
     judge,
     reason_code,
-    reason_name,
     strike_reason,
 )
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 LEGAL = {3, 8, 11}
 
@@ -45,16 +44,16 @@ def test_long_legal_lists_are_shortened() -> None:
 
 
 def test_forfeits_by_strikes_are_timeout_or_invalid() -> None:
-    assert strike_reason(FaultKind.TIMEOUT) == pb.REASON_CODE_TIMEOUT
+    assert strike_reason(FaultKind.TIMEOUT) == Reason.TIMEOUT
     for kind in (FaultKind.ILLEGAL, FaultKind.UNSET, FaultKind.STALE, FaultKind.MALFORMED):
-        assert strike_reason(kind) == pb.REASON_CODE_INVALID
+        assert strike_reason(kind) == Reason.INVALID
 
 
 def test_reason_names_round_trip() -> None:
-    for code in pb.ReasonCode.values():
-        if code:
-            assert reason_code(reason_name(code)) == code
-    assert reason_name(pb.REASON_CODE_INIT_ERROR) == "INIT_ERROR"
+    for reason in Reason:
+        assert reason_code(reason.name) is reason
+        assert str(reason) == reason.name
+    assert Reason.INIT_ERROR.name == "INIT_ERROR"
     with pytest.raises(RecordError, match="unknown reason code 'LOST'; valid: OK, TIMEOUT"):
         reason_code("LOST")
     with pytest.raises(RecordError, match="unknown reason code 'UNSPECIFIED'"):

@@ -24,7 +24,7 @@ from arena.bots import BotManifest
 from arena.games import load_game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate, run_duplicate_async
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from tests.interrupts import ARENA, arena_play, wait_while_running
 
 
@@ -36,7 +36,7 @@ def test_no_instance_is_shown_a_deal_twice_in_a_duplicate_set(tmp_path: Path, te
     game = load_game("briscola", players)
     result = run_duplicate(game, 17, [spy] * players)
     assert not result.void
-    assert all(reason == pb.REASON_CODE_OK for deal in result.deals for reason in deal.reasons)
+    assert all(reason == Reason.OK for deal in result.deals for reason in deal.reasons)
     found = streams(log.read_text())
     assert len(found) == players * players, "every seat of every rotation reports its hand"
     deals = deals_per_instance(found, [17])

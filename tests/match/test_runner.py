@@ -16,13 +16,13 @@ from arena.match.faults import FaultKind
 from arena.match.results import DealResult, records_from_dict
 from arena.match.runner import run_deal, run_duplicate
 from arena.match.timecontrol import TimeControl
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 from .fakes import FakeClock, FakeSeat, ScriptAgent
 
 BRISCOLA = load_game("briscola")
-OK, TIMEOUT, INVALID, CRASH = (pb.REASON_CODE_OK, pb.REASON_CODE_TIMEOUT,
-                               pb.REASON_CODE_INVALID, pb.REASON_CODE_CRASH)
+OK, TIMEOUT, INVALID, CRASH = (Reason.OK, Reason.TIMEOUT,
+                               Reason.INVALID, Reason.CRASH)
 
 
 def deal_with(agent: ScriptAgent, seed: int = 3, strikes: int = 3,
@@ -187,9 +187,9 @@ def test_an_arena_failure_voids_the_deal() -> None:
     result = run_duplicate(BRISCOLA, 3, [FakeSeat(agent), PolicySeat("random")], rotations=1)
     (deal,) = result.deals
     assert deal.void == "arena failure: KeyError: 'an arena bug'"
-    assert deal.reasons == (pb.REASON_CODE_VOID_INFRA,) * 2
+    assert deal.reasons == (Reason.VOID_INFRA,) * 2
     assert deal.record is None
-    assert agent.ended == [(pb.REASON_CODE_VOID_INFRA,) * 2]
+    assert agent.ended == [(Reason.VOID_INFRA,) * 2]
     assert result.void
     assert all(entrant.returns == () for entrant in result.entrants)
     assert deal.problems() == ["the deal is void (VOID_INFRA): arena failure: KeyError: "
@@ -230,7 +230,7 @@ def test_each_rotation_gets_an_agent_of_its_own() -> None:
     result = run_duplicate(BRISCOLA, 4, [seat, PolicySeat("random")])
     assert seat.made == 2
     assert [len(agent.opened) for agent in agents] == [1, 1]
-    assert [agent.ended for agent in agents] == [[(pb.REASON_CODE_OK,) * 2]] * 2
+    assert [agent.ended for agent in agents] == [[(Reason.OK,) * 2]] * 2
     assert result.entrants[0].exits == (AgentExit(), AgentExit())
 
 

@@ -21,10 +21,10 @@ from arena.match.faults import FaultKind
 from arena.match.results import DealResult, DuplicateResult
 from arena.match.runner import run_duplicate
 from arena.match.timecontrol import TimeControl
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 BRISCOLA = load_game("briscola")
-OK = pb.REASON_CODE_OK
+OK = Reason.OK
 
 
 def bot_seat(tmp_path: Path, temp_root: Path, *args: str) -> KeptBotSeat:
@@ -83,7 +83,7 @@ def test_strikes_of_several_kinds_forfeit_the_bot(tmp_path: Path, temp_root: Pat
     deal = one_deal(seat)
     assert [fault.kind for fault in deal.faults] == [FaultKind.ILLEGAL, FaultKind.UNSET,
                                                      FaultKind.MALFORMED]
-    assert deal.reasons == (pb.REASON_CODE_INVALID, OK)
+    assert deal.reasons == (Reason.INVALID, OK)
     record = deal.record
     assert record is not None and record.conduct is not None
     assert replay(record).returns() == list(deal.returns)
@@ -99,7 +99,7 @@ def test_an_extra_answer_is_stale_and_never_applied_later(tmp_path: Path, temp_r
     kinds = [fault.kind for fault in deal.faults]
     assert kinds == [FaultKind.STALE, FaultKind.STALE, FaultKind.MALFORMED]
     assert deal.faults[1].detail.startswith("answered request ")
-    assert deal.reasons == (pb.REASON_CODE_INVALID, OK)
+    assert deal.reasons == (Reason.INVALID, OK)
     (agent,) = assert_cleaned_up(seat, temp_root)
     assert agent.discarded == 1
 
@@ -126,7 +126,7 @@ def test_a_bot_that_stops_answering_forfeits_on_time(tmp_path: Path, temp_root: 
     assert [fault.kind for fault in deal.faults] == [FaultKind.TIMEOUT] * 3
     assert deal.faults[0].detail == "no answer within 200 ms (decision and bank)"
     assert deal.faults[1].detail == "no answer within 150 ms (decision and bank)"
-    assert deal.reasons == (pb.REASON_CODE_TIMEOUT, OK)
+    assert deal.reasons == (Reason.TIMEOUT, OK)
     assert_cleaned_up(seat, temp_root)
 
 
@@ -136,7 +136,7 @@ def test_an_oversized_answer_forfeits(tmp_path: Path, temp_root: Path) -> None:
     (fault,) = deal.faults
     assert fault.kind == FaultKind.OVERSIZED
     assert fault.detail == "the bot sent a message larger than the 65536 byte limit"
-    assert deal.reasons == (pb.REASON_CODE_INVALID, OK)
+    assert deal.reasons == (Reason.INVALID, OK)
     assert_cleaned_up(seat, temp_root)
 
 
@@ -147,8 +147,8 @@ def test_a_crash_forfeits_its_deal_and_each_rotation_has_an_instance_of_its_own(
     seat = bot_seat(tmp_path, temp_root, "--crash-at", "3")
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")])
     first, second = result.deals
-    assert first.reasons == (pb.REASON_CODE_CRASH, OK)
-    assert second.reasons == (OK, pb.REASON_CODE_CRASH)
+    assert first.reasons == (Reason.CRASH, OK)
+    assert second.reasons == (OK, Reason.CRASH)
     for deal, seat_index in ((first, 0), (second, 1)):
         assert deal.details[seat_index] == "the bot exited with status 3"
         (fault,) = deal.faults
@@ -175,7 +175,7 @@ def test_a_crash_in_one_rotation_leaves_the_next_rotation_to_a_fresh_instance(
                     str(tmp_path / "crashed"))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")])
     first, second = result.deals
-    assert first.reasons == (pb.REASON_CODE_CRASH, OK)
+    assert first.reasons == (Reason.CRASH, OK)
     assert second.reasons == (OK, OK) and second.faults == ()
     bot, _ = result.entrants
     assert bot.reason_names == ("CRASH", "OK")
@@ -190,7 +190,7 @@ def test_a_crash_in_one_rotation_leaves_the_next_rotation_to_a_fresh_instance(
 def test_a_wrong_protocol_version_is_an_init_error(tmp_path: Path, temp_root: Path) -> None:
     seat = bot_seat(tmp_path, temp_root, "--version", "cardarena.v9")
     deal = one_deal(seat)
-    assert deal.reasons == (pb.REASON_CODE_INIT_ERROR, OK)
+    assert deal.reasons == (Reason.INIT_ERROR, OK)
     assert deal.problems() == ["seat 0 scripted (bot): INIT_ERROR: the bot speaks protocol "
                                "'cardarena.v9'; the arena speaks 'cardarena.v1'"]
     assert deal.faults[0].kind == FaultKind.INIT_ERROR
@@ -202,7 +202,7 @@ def test_a_wrong_protocol_version_is_an_init_error(tmp_path: Path, temp_root: Pa
 def test_a_bot_that_exits_at_start_is_an_init_error(tmp_path: Path, temp_root: Path) -> None:
     seat = bot_seat(tmp_path, temp_root, "--exit-at-start", "5")
     deal = one_deal(seat)
-    assert deal.reasons == (pb.REASON_CODE_INIT_ERROR, OK)
+    assert deal.reasons == (Reason.INIT_ERROR, OK)
     assert deal.details[0] == "the bot exited with status 5 before listening on its socket"
     assert deal.record is not None and deal.record.conduct is not None
     assert "failing at start" in deal.record.conduct.seats[0].stderr

@@ -23,6 +23,7 @@ from arena.protocol import (
     wire_action,
 )
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from tests.conformance.harness import playout
 
 
@@ -178,10 +179,10 @@ def test_wire_ids_are_engine_actions_plus_one() -> None:
 def test_match_end_gives_returns_reasons_and_every_event() -> None:
     """Returns, one reason per seat, and the full event log, nothing hidden."""
     state = playout(load_game("briscola", 2), 3)
-    reasons = [pb.REASON_CODE_OK, pb.REASON_CODE_TIMEOUT]
+    reasons = [Reason.OK, Reason.TIMEOUT]
     message = pb.MatchEnd.FromString(match_end_message(state, reasons).SerializeToString())
     assert list(message.returns) == state.returns()
-    assert list(message.reasons) == reasons
+    assert list(message.reasons) == [pb.REASON_CODE_OK, pb.REASON_CODE_TIMEOUT]
     assert len(message.events) == len(state.full_events())
     wrapped = pb.Observation(events=message.events)
     assert observation_from_message(wrapped).events == state.full_events()
@@ -192,8 +193,9 @@ def test_match_end_gives_returns_reasons_and_every_event() -> None:
 def test_serialized_match_end_is_protobufs_serialization(game_id: str, players: int) -> None:
     """The MatchEnd bytes are those protobuf writes for the message, twice in a row."""
     state = playout(load_game(game_id, players), 5)
-    reasons = [pb.REASON_CODE_OK] * (players - 1) + [pb.REASON_CODE_CRASH]
-    expected = pb.MatchEnd(returns=state.returns(), reasons=reasons,
+    reasons = [Reason.OK] * (players - 1) + [Reason.CRASH]
+    codes = [pb.REASON_CODE_OK] * (players - 1) + [pb.REASON_CODE_CRASH]
+    expected = pb.MatchEnd(returns=state.returns(), reasons=codes,
                            events=[event_to_message(event) for event in state.full_events()])
     for _ in range(2):
         assert serialized_match_end(state, reasons) == expected.SerializeToString()
@@ -202,14 +204,14 @@ def test_serialized_match_end_is_protobufs_serialization(game_id: str, players: 
 
 
 def test_match_end_rejects_bad_reasons() -> None:
-    """A reason per seat is required, and each must be a known, set ReasonCode."""
+    """A reason per seat is required, and each must be a ``Reason``."""
     state = playout(load_game("briscola", 2), 3)
     with pytest.raises(ProtocolError, match="1 reason codes for 2 seats"):
-        match_end_message(state, [pb.REASON_CODE_OK])
-    with pytest.raises(ProtocolError, match="seat 1: 0 is not a ReasonCode"):
-        match_end_message(state, [pb.REASON_CODE_OK, pb.REASON_CODE_UNSPECIFIED])
+        match_end_message(state, [Reason.OK])
+    with pytest.raises(ProtocolError, match="seat 1: 0 is not a reason code"):
+        match_end_message(state, [Reason.OK, pb.REASON_CODE_UNSPECIFIED])  # type: ignore[list-item]
     with pytest.raises(ProtocolError, match="seat 0: 99"):
-        match_end_message(state, [99, pb.REASON_CODE_OK])
+        match_end_message(state, [99, Reason.OK])  # type: ignore[list-item]
 
 
 def test_encoder_rejects_a_bad_seat_and_a_negative_request_id() -> None:

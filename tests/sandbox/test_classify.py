@@ -9,7 +9,7 @@ import pytest
 
 from arena.agents.container import DockerAgent
 from arena.agents.errors import crash
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox.classify import classify, container_end, exit_status, memory_text
 
 MIB = 2**20
@@ -29,18 +29,18 @@ def test_exit_codes_above_128_are_signals(code: int, status: int) -> None:
 
 
 @pytest.mark.parametrize(("given", "starting", "reason", "detail"), [
-    (state(code=137, oom=True), False, pb.REASON_CODE_OOM,
+    (state(code=137, oom=True), False, Reason.OOM,
      "the bot was killed: out of memory (limit 512 MiB)"),
-    (state(code=137, oom=True), True, pb.REASON_CODE_OOM,
+    (state(code=137, oom=True), True, Reason.OOM,
      "the bot was killed: out of memory (limit 512 MiB)"),
-    (state(code=3), False, pb.REASON_CODE_CRASH, "the bot exited with status 3"),
-    (state(code=137), False, pb.REASON_CODE_CRASH, "the bot exited on signal 9 (SIGKILL)"),
-    (state(code=139), False, pb.REASON_CODE_CRASH, "the bot exited on signal 11 (SIGSEGV)"),
-    (state(code=0), False, pb.REASON_CODE_CRASH, "the bot exited with status 0"),
-    (state(code=3), True, pb.REASON_CODE_INIT_ERROR,
+    (state(code=3), False, Reason.CRASH, "the bot exited with status 3"),
+    (state(code=137), False, Reason.CRASH, "the bot exited on signal 9 (SIGKILL)"),
+    (state(code=139), False, Reason.CRASH, "the bot exited on signal 11 (SIGSEGV)"),
+    (state(code=0), False, Reason.CRASH, "the bot exited with status 0"),
+    (state(code=3), True, Reason.INIT_ERROR,
      "the bot exited with status 3 before listening on its socket"),
     (state(code=127, error="exec: \"python\": executable file not found"), True,
-     pb.REASON_CODE_INIT_ERROR, "the container failed to run: exec: \"python\": executable "
+     Reason.INIT_ERROR, "the container failed to run: exec: \"python\": executable "
                                 "file not found before listening on its socket"),
 ])
 def test_stopped_containers_are_classified(given: dict[str, Any], starting: bool, reason: int,
@@ -85,7 +85,7 @@ def test_a_kill_marked_out_of_memory_a_moment_later_is_an_oom() -> None:
     """Docker can mark the OOM kill after the exit: the agent waits for the mark."""
     agent = LateOomAgent([state(code=137), state(code=137), state(code=137, oom=True)])
     failure = asyncio.run(agent._exit_failure(crash, ""))
-    assert failure is not None and failure.reason == pb.REASON_CODE_OOM
+    assert failure is not None and failure.reason == Reason.OOM
     assert agent.end is not None and agent.end.oom
 
 
@@ -93,5 +93,5 @@ def test_a_kill_never_marked_out_of_memory_is_a_crash() -> None:
     """Without the mark, after the wait, a SIGKILL is a crash."""
     agent = LateOomAgent([state(code=137)])
     failure = asyncio.run(agent._exit_failure(crash, ""))
-    assert failure is not None and failure.reason == pb.REASON_CODE_CRASH
+    assert failure is not None and failure.reason == Reason.CRASH
     assert failure.detail == "the bot exited on signal 9 (SIGKILL)"

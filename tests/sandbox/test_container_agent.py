@@ -22,7 +22,7 @@ from arena.games import load_game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate
 from arena.match.timecontrol import TimeControl
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 from arena.sandbox import labels
 from arena.sandbox.errors import ImageNotFound
 from arena.sandbox.images import BotImage
@@ -32,8 +32,8 @@ from .conftest import SAMPLE_RANDOM, BotImageFactory
 from .kept import KeptDockerSeat
 
 BRISCOLA = load_game("briscola")
-OK = pb.REASON_CODE_OK
-INIT_ERROR = pb.REASON_CODE_INIT_ERROR
+OK = Reason.OK
+INIT_ERROR = Reason.INIT_ERROR
 
 pytestmark = pytest.mark.docker
 
@@ -241,9 +241,9 @@ def test_a_bot_that_crashes_mid_deal_is_a_crash_with_its_exit(
     seat = KeptDockerSeat(DockerSeat(image, temp_root=leftovers))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")])
     first, second = result.deals
-    assert first.reasons == (pb.REASON_CODE_CRASH, OK)
+    assert first.reasons == (Reason.CRASH, OK)
     assert "the bot exited with status 7" in first.details[0]
-    assert second.reasons == (OK, pb.REASON_CODE_CRASH)
+    assert second.reasons == (OK, Reason.CRASH)
     assert result.entrants[0].exit.status == 7
     assert_removed(seat)
 
@@ -255,7 +255,7 @@ def test_a_bot_killed_for_memory_is_oom_with_its_limit(
     seat = KeptDockerSeat(DockerSeat(image, limits, temp_root=leftovers))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")], rotations=1)
     deal = result.deals[0]
-    assert deal.reasons == (pb.REASON_CODE_OOM, OK)
+    assert deal.reasons == (Reason.OOM, OK)
     assert deal.details[0] == "the bot was killed: out of memory (limit 96 MiB)"
     assert result.entrants[0].exit.status == -9
     assert_removed(seat)

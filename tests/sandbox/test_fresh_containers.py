@@ -17,7 +17,7 @@ from arena.agents import DockerSeat, PolicySeat
 from arena.games import load_game
 from arena.match.runner import run_duplicate
 from arena.match.timecontrol import TimeControl
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.reasons import Reason
 
 from .conftest import BotImageFactory
 from .kept import KeptDockerSeat
@@ -36,7 +36,7 @@ def test_no_container_is_shown_a_deal_twice(bot_image: BotImageFactory, leftover
     game = load_game("briscola", players)
     result = run_duplicate(game, 31, [*seats, PolicySeat("random")][:players],
                            TimeControl(startup_ms=STARTUP_MS))
-    assert all(reason == pb.REASON_CODE_OK for deal in result.deals for reason in deal.reasons)
+    assert all(reason == Reason.OK for deal in result.deals for reason in deal.reasons)
     stderr = "".join(seat.stderr for record in result.records if record.conduct
                      for seat in record.conduct.seats)
     found = streams(stderr)

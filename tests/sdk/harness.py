@@ -18,6 +18,7 @@ from arena.policies import make_policy
 from arena.protocol import RequestEncoder, match_end_message, match_start_message
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
+from arena.reasons import Reason
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
@@ -148,7 +149,7 @@ def play_match(channel: grpc.Channel, game_id: str, players: int, seed: int,
             decisions += 1
         else:
             state.apply_action(locals_[seat].act(state.observation(seat)))
-    end = pb.PlayRequest(match_end=match_end_message(state, [pb.REASON_CODE_OK] * players))
+    end = pb.PlayRequest(match_end=match_end_message(state, [Reason.OK] * players))
     for stream in streams.values():
         stream.send(end)
         assert stream.finish() == []

@@ -6,12 +6,15 @@ always, even after a failure. ``launch``, ``open`` and ``decide`` raise ``AgentF
 the agent cannot play on. The runner makes an agent per rotation of a duplicate set, so one
 agent plays one deal of a set; a bot instance never opens a deal it has been shown before
 (``arena.agents.ledger``).
+
+The runner and its agents speak in engine terms only: a turn gives the deal's state, and a
+reply gives an engine action (or the fault the answer was). An agent that talks to a bot owns
+that conversation's wire form (``arena.agents.conversation``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -19,16 +22,21 @@ from arena.games import Game, Observation, State
 from arena.reasons import Reason
 
 
-class ObservableState(Protocol):
-    """What a turn reads of a match: a seat's observation (a ``State`` is one)."""
+class TurnState(Protocol):
+    """What a turn reads of a match (a ``State`` is one): a seat's observation and the legal
+    actions of the seat to act."""
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now."""
 
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the seat to act, sorted."""
+
 
 @dataclass(frozen=True)
 class DealSetup:
-    """One deal as one seat's agent is told of it: the game, the seat, the seed and the clock."""
+    """One deal as one seat's agent is told of it: the game, the seat, the seed, the clock, and
+    the deal's state, which goes on as the deal is played (an agent reads it, never changes it)."""
 
     game: Game
     seat: int
@@ -36,49 +44,46 @@ class DealSetup:
     match_id: str
     decision_ms: int
     bank_ms: int
-    start_payload: Callable[[], bytes]
-    """Builds the serialized PlayRequest carrying the seat's MatchStart (only remote agents
-    need it)."""
+    state: State
 
 
 class Turn:
-    """One decision asked of an agent: its request id, and the seat's view in either form."""
+    """One decision asked of an agent: its request id, the seat, the deal's state now and the
+    seat's time left."""
 
-    __slots__ = ("_observation", "_payload", "_state", "request_id", "seat")
+    __slots__ = ("_observation", "bank_ms", "decision_ms", "request_id", "seat", "state")
 
-    def __init__(self, request_id: int, seat: int, state: ObservableState,
-                 payload: bytes | None = None) -> None:
-        """Decision ``request_id`` of ``seat`` in ``state``; ``payload``: the serialized
-        PlayRequest for a remote agent (None for in-process ones)."""
+    def __init__(self, request_id: int, seat: int, state: TurnState, decision_ms: int = 0,
+                 bank_ms: int = 0) -> None:
+        """Decision ``request_id`` of ``seat`` in ``state``, with ``decision_ms`` for this
+        decision and ``bank_ms`` left in the seat's bank."""
         self.request_id = request_id
         self.seat = seat
-        self._state = state
-        self._payload = payload
+        self.state = state
+        self.decision_ms = decision_ms
+        self.bank_ms = bank_ms
         self._observation: Observation | None = None
 
     def observation(self) -> Observation:
         """The engine observation of the seat (built once)."""
         if self._observation is None:
-            self._observation = self._state.observation(self.seat)
+            self._observation = self.state.observation(self.seat)
         return self._observation
-
-    def payload(self) -> bytes:
-        """The serialized PlayRequest wrapping the seat's DecisionRequest."""
-        if self._payload is None:
-            raise RuntimeError(f"request {self.request_id} has no wire form: it was made for "
-                               "an in-process agent")
-        return self._payload
 
 
 class Reply(NamedTuple):
-    """An agent's answer to a request, as received; the runner judges it (a named tuple: one
-    is made for every decision)."""
+    """An agent's answer to a turn, in engine terms (a named tuple: one is made for every
+    decision); the runner plays it, or counts the fault it is."""
 
-    request_id: int
-    action_id: int
+    action: int
+    """The engine action to play: a legal action of the turn unless ``fault`` is set."""
+    fault: str = ""
+    """Empty for a decision of the turn to play as is; else the kind of fault the answer is
+    (``malformed``, ``stale``, ``unset`` or ``illegal``), and ``action`` means nothing."""
+    detail: str = ""
+    """What was wrong with the answer, for the match log."""
     debug: str = ""
-    malformed: str = ""
-    """Non-empty when the answer was not a Decision: what was wrong with it."""
+    """The debug text that came with the answer (the runner caps it)."""
     took_us: int | None = None
     """The time the bot had the request, as its agent measured it (from writing the request to
     when the answer could first be read); None: the runner times the call itself."""
@@ -86,12 +91,10 @@ class Reply(NamedTuple):
 
 @dataclass(frozen=True)
 class DealEnd:
-    """The end of a deal as an agent is told of it."""
+    """The end of a deal as an agent is told of it (one, shared by every seat of the deal)."""
 
     state: State
     reasons: tuple[Reason, ...]
-    end_payload: Callable[[], bytes]
-    """Builds the serialized PlayRequest carrying the MatchEnd (only remote agents need it)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class Agent(ABC):
     """A player of deals: a reference policy in this process or a bot reached over gRPC."""
 
     remote: bool = False
-    """True when the agent needs wire messages (built before its clock starts)."""
+    """True when the agent talks to a bot (a process or a container) over the wire."""
 
     timed: bool = True
     """False for the arena's own reference policies, which the clock does not hold to time."""
@@ -149,7 +152,7 @@ class Agent(ABC):
 
     @abstractmethod
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """The answer to one request, or None when none came within ``timeout_s`` seconds."""
+        """The answer to one turn, or None when none came within ``timeout_s`` seconds."""
 
     async def close(self, end: DealEnd) -> None:
         """End the current deal (tell a bot the result); by default nothing."""

@@ -6,7 +6,6 @@ from typing import Any
 
 from arena.agents.base import Agent, DealSetup, Reply, Turn
 from arena.policies import Policy, make_policy
-from arena.protocol import wire_action
 
 
 class PolicyAgent(Agent):
@@ -33,8 +32,8 @@ class PolicyAgent(Agent):
         self._policy = make_policy(self.policy_name, setup.game, setup.seat, setup.seed)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
-        """The policy's action for the turn's observation, as a wire id."""
+        """The policy's action for the turn's observation."""
         if self._policy is None:
             raise RuntimeError(f"policy agent {self.policy_name!r} asked to decide before open")
         action = self._policy.act(turn.observation())
-        return Reply(request_id=turn.request_id, action_id=wire_action(action))
+        return Reply(action)

@@ -1,6 +1,10 @@
 """The part every bot reached over gRPC shares: the Play stream per deal, Ready, decisions,
 late answers, output windows and sticky failures.
 
+Each deal's wire form is the agent's own (``arena.agents.conversation``): it encodes the
+seat's requests from the deal's state, and hands the runner each answer as an engine action
+or the fault it is.
+
 A backend (a local process, a Docker container) starts the bot in ``launch``, sets the
 channel, and says how the bot exited: ``_exit_now`` (known without waiting) and
 ``_exit_failure`` (waiting a moment for it). Everything else lives here.
@@ -14,15 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
-from google.protobuf.message import DecodeError
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
+from arena.agents.conversation import Conversation, end_bytes, judged_reply, plain_reply
 from arena.agents.errors import AgentFailure, crash, flooded, init_error, oversized, stalled
 from arena.agents.ledger import DealLedger
 from arena.agents.output import OUTPUT_CAP, OutputLog
-from arena.agents.stream import PlayStream, StreamEnd, parse_reply
-from arena.protocol import PROTOCOL_VERSION
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.agents.stream import PlayStream, StreamEnd
+from arena.protocol import PROTOCOL_VERSION, read_answer, read_ready
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The largest message the arena accepts from a bot; a larger one ends the bot's match."""
@@ -90,6 +93,7 @@ class RemoteAgent(Agent):
         """Late answers read and dropped (answers to requests the arena stopped waiting for)."""
         self._channel: grpc.aio.Channel | None = None
         self._stream: PlayStream | None = None
+        self._conversation: Conversation | None = None
         self._failure: AgentFailure | None = None
         self._abandoned: set[int] = set()
         self.ledger = DealLedger()
@@ -117,8 +121,9 @@ class RemoteAgent(Agent):
             await self._stream.close(0)
         self._abandoned.clear()
         self.ready = None
+        conversation = self._conversation = Conversation(setup)
         stream = self._stream = PlayStream(self._channel)
-        stream.send(setup.start_payload())
+        stream.send(conversation.start_bytes())
         item = await stream.receive(ready_s)
         try:
             self.ready = await self._check_ready(item, ready_s)
@@ -140,27 +145,21 @@ class RemoteAgent(Agent):
             raise init_error(f"the bot did not take MatchStart within {ready_s:g} s")
         if isinstance(item, StreamEnd):
             raise await self._ended(item, init_error, "before Ready")
-        try:
-            response = pb.PlayResponse.FromString(item)
-        except DecodeError as error:
-            raise init_error(f"the bot answered MatchStart with a malformed message "
-                             f"({error})") from None
-        which = response.WhichOneof("message")
-        if which != "ready":
-            what = "an empty PlayResponse" if which is None else f"a {which} message"
-            raise init_error(f"the bot answered MatchStart with {what}, not Ready")
-        ready = response.ready
+        ready = read_ready(item)
+        if ready.problem:
+            raise init_error(f"the bot answered MatchStart with {ready.problem}")
         return ReadyInfo(ready.protocol_version[:READY_TEXT_CAP], ready.bot_name[:READY_TEXT_CAP],
                          ready.bot_version[:READY_TEXT_CAP])
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """Send the request and wait for its answer; late answers to earlier ones are dropped.
-        The reply carries the time the bot is charged (``PlayStream.took_us``)."""
+        """Send the turn's request and wait for its answer, in engine terms; late answers to
+        earlier ones are dropped. The reply carries the time the bot is charged
+        (``PlayStream.took_us``)."""
         self._raise_if_failed()
-        stream = self._stream
-        if stream is None:
+        stream, conversation = self._stream, self._conversation
+        if stream is None or conversation is None:
             raise RuntimeError(f"bot {self.label}: decide outside a deal")
-        stream.send(turn.payload())
+        stream.send(conversation.request_bytes(turn))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -176,22 +175,27 @@ class RemoteAgent(Agent):
                                   f"{timeout_s * 1000:.0f} ms (decision and bank); its stream "
                                   "was stopped")
                 raise await self._ended(item, crash, "")
-            reply = parse_reply(item, stream.took_us())
-            if not reply.malformed and reply.request_id in self._abandoned:
-                self._abandoned.discard(reply.request_id)
+            took_us = stream.took_us()
+            reply = plain_reply(turn, item, took_us)
+            if reply is not None:
+                return reply
+            answer = read_answer(item)
+            if not answer.malformed and answer.request_id in self._abandoned:
+                self._abandoned.discard(answer.request_id)
                 self.discarded += 1
                 continue
-            if reply.malformed or reply.request_id != turn.request_id:
+            if answer.malformed or answer.request_id != turn.request_id:
                 self._abandoned.add(turn.request_id)
-            return reply
+            return judged_reply(turn, answer, took_us)
 
     async def close(self, end: DealEnd) -> None:
         """Send MatchEnd, half-close, and give the bot a moment to end its side."""
         stream, self._stream = self._stream, None
+        self._conversation = None
         if stream is None:
             return
         if stream.ended is None:
-            stream.send(end.end_payload(), answered=False)
+            stream.send(end_bytes(end), answered=False)
         await stream.close(CLOSE_GRACE_S)
 
     async def _disconnect(self) -> None:

@@ -48,12 +48,8 @@ from collections import deque
 from dataclasses import dataclass
 
 import grpc
-from google.protobuf.message import DecodeError
 
-from arena.agents.base import Reply
 from arena.agents.loopclock import loop_clock
-from arena.protocol.replies import decision_fields
-from arena.protocol.v1 import agent_pb2 as pb
 
 PLAY_METHOD = "/cardarena.v1.AgentService/Play"
 """The full name of the bot's Play method."""
@@ -313,23 +309,3 @@ class PlayStream:
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
 
-
-def parse_reply(raw: bytes, took_us: int | None = None) -> Reply:
-    """A bot's response to a DecisionRequest, with the time it is charged; anything but a
-    Decision is marked malformed.
-
-    A plainly encoded Decision (what every protobuf library writes) is read from its bytes;
-    anything else goes through protobuf."""
-    fields = decision_fields(raw)
-    if fields is not None:
-        return Reply(*fields, "", took_us)
-    try:
-        response = pb.PlayResponse.FromString(raw)
-    except DecodeError as error:
-        return Reply(0, 0, "", f"not a PlayResponse message ({error})", took_us)
-    which = response.WhichOneof("message")
-    if which != "decision":
-        what = "an empty PlayResponse" if which is None else f"a {which} message"
-        return Reply(0, 0, "", f"{what} where a Decision was due", took_us)
-    decision = response.decision
-    return Reply(decision.request_id, decision.action_id, decision.debug, "", took_us)

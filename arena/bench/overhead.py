@@ -1,13 +1,13 @@
 """The arena's own work per decision: the runner playing against agents that answer at once.
 
-A scripted agent stands in for a remote bot: the runner builds its MatchStart, every
-DecisionRequest (observation, encoding) and the MatchEnd as for a bot, and the agent answers
-each request at once with the serialized Decision of a random playout chosen beforehand,
-which the runner parses, checks, applies and records as any answer. The thread's CPU time of
-the whole run divided by its decisions is the arena-side cost of a decision, without any
-wait for a bot. The messages are kept for the baselines, which send the same bytes in the same
-order to the same number of processes: per deal, each entrant's MatchStart, then every request
-with the entrant it went to, in the order of play.
+A scripted agent stands in for a remote bot: it builds its MatchStart, every DecisionRequest
+(observation, encoding) and the MatchEnd as a bot's agent does (``arena.agents.conversation``),
+and answers each request at once with the serialized Decision of a random playout chosen
+beforehand, which it reads and checks as a bot's agent does; the runner applies and records it
+as any answer. The thread's CPU time of the whole run divided by its decisions is the
+arena-side cost of a decision, without any wait for a bot. The messages are kept for the baselines,
+which send the same bytes in the same order to the same number of processes: per deal, each
+entrant's MatchStart, then every request with the entrant it went to, in the order of play.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agents import Agent, DealEnd, DealSetup, Reply, Turn
-from arena.agents.stream import parse_reply
+from arena.agents.conversation import Conversation, end_bytes, judged_reply, plain_reply
 from arena.bench.errors import BenchError
 from arena.games import Game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate_async
-from arena.protocol import wire_action
+from arena.protocol import read_answer, wire_action
 from arena.protocol.v1 import agent_pb2 as pb
 
 
@@ -82,6 +82,7 @@ class ScriptedAgent(Agent):
         self.log = log
         self.entrant = entrant
         self.messages = DealMessages()
+        self.conversation: Conversation | None = None
 
     @property
     def label(self) -> str:
@@ -95,16 +96,19 @@ class ScriptedAgent(Agent):
     async def open(self, setup: DealSetup, ready_s: float) -> None:
         """Build the MatchStart as for a bot and log it."""
         self.messages = self.log.deal(setup.match_id)
-        self.messages.starts[self.entrant] = setup.start_payload()
+        self.conversation = Conversation(setup)
+        self.messages.starts[self.entrant] = self.conversation.start_bytes()
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
-        """The scripted answer, parsed as a bot's would be."""
-        self.messages.turns.append((self.entrant, turn.payload()))
-        return parse_reply(self.answers[turn.request_id - 1])
+        """Build the request as for a bot, log it, and read the scripted answer as a bot's."""
+        assert self.conversation is not None, "decide before open"
+        self.messages.turns.append((self.entrant, self.conversation.request_bytes(turn)))
+        raw = self.answers[turn.request_id - 1]
+        return plain_reply(turn, raw) or judged_reply(turn, read_answer(raw))
 
     async def close(self, end: DealEnd) -> None:
         """Build the MatchEnd as for a bot."""
-        end.end_payload()
+        end_bytes(end)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,11 @@ so the deal completes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from arena.agents import Reply
 from arena.match.errors import RecordError
 from arena.reasons import Reason
 
@@ -56,37 +55,6 @@ def reason_code(name: str) -> Reason:
 def strike_reason(kind: FaultKind) -> Reason:
     """The reason of a seat forfeited by the strike of this kind."""
     return Reason.TIMEOUT if kind == FaultKind.TIMEOUT else Reason.INVALID
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A judged answer: the engine action to apply, or the fault it is."""
-
-    action: int | None
-    kind: FaultKind | None = None
-    detail: str = ""
-
-
-def _ids(ids: Collection[int], limit: int = 12) -> str:
-    """Some action ids for a message."""
-    shown = sorted(ids)
-    text = ", ".join(map(str, shown[:limit]))
-    return text + (f", ... ({len(shown)} in all)" if len(shown) > limit else "")
-
-
-def judge(reply: Reply, request_id: int, legal_ids: Collection[int]) -> Verdict:
-    """Check an answer in time against the request: its id, and a legal non-zero action id."""
-    if reply.malformed:
-        return Verdict(None, FaultKind.MALFORMED, reply.malformed)
-    if reply.request_id != request_id:
-        return Verdict(None, FaultKind.STALE, f"answered request {reply.request_id} while "
-                                              f"request {request_id} was asked")
-    if reply.action_id == 0:
-        return Verdict(None, FaultKind.UNSET, "action id 0 (unset) is never an action")
-    if reply.action_id not in legal_ids:
-        return Verdict(None, FaultKind.ILLEGAL, f"action id {reply.action_id} is not legal; "
-                                                f"legal ids: {_ids(legal_ids)}")
-    return Verdict(reply.action_id - 1)
 
 
 @dataclass(frozen=True)

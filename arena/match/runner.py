@@ -1,9 +1,12 @@
 """The match runner: agents play deals under a clock and the fault policy; duplicate sets.
 
-For each decision the runner sends the seat's DecisionRequest and waits up to the decision's
-limit plus the seat's bank (``timecontrol``), judges the answer (``faults``) and applies it,
-or a seeded random legal action instead. gRPC channels exist only while a run is going on
-(agents open them in ``launch``), never at import time, so forked workers stay safe.
+The runner deals in engine states and actions only. For each decision it asks the seat's agent
+for a decision in the deal's state and waits up to the decision's limit plus the seat's bank
+(``timecontrol``); the agent's reply is an engine action, or the fault its bot's answer was
+(an agent that talks to a bot owns the wire form). The runner applies the action, or counts
+the fault (``faults``) and plays a seeded random legal action instead. gRPC channels exist
+only while a run is going on (agents open them in ``launch``), never at import time, so forked
+workers stay safe.
 
 ``run_deal`` and ``run_duplicate`` are the synchronous entry points (they run an event loop);
 ``run_duplicate_async`` is the same for callers inside one. In the main thread, a SIGTERM during
@@ -39,7 +42,7 @@ from arena.games import Game, State
 from arena.games.rng import Rng, derive_seed
 from arena.match.conduct import DEBUG_CAP, Conduct, DebugNote, SeatReport, cap_text
 from arena.match.errors import MatchError
-from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, judge, strike_reason
+from arena.match.faults import DEFAULT_STRIKES, Fault, FaultKind, strike_reason
 from arena.match.local import MAX_ACTIONS, check_seed
 from arena.match.record import MatchRecord
 from arena.match.results import (
@@ -50,13 +53,6 @@ from arena.match.results import (
     first_unclean,
 )
 from arena.match.timecontrol import SeatClock, TimeControl
-from arena.protocol import (
-    RequestEncoder,
-    match_end_payload,
-    match_start_payload,
-    serialized_match_end,
-    wire_action,
-)
 from arena.reasons import Reason
 
 Clock = Callable[[], int]
@@ -82,7 +78,6 @@ class _Seat:
     agent: Agent
     clock: SeatClock
     rng: Rng
-    encoder: RequestEncoder | None = None
     connected: bool = False
     strikes: int = 0
     reason: Reason = OK
@@ -128,9 +123,7 @@ async def _open(deal: _Deal, seat: _Seat) -> None:
     game, control = deal.game, deal.control
     setup = DealSetup(game=game, seat=seat.seat, seed=deal.seed, match_id=deal.match_id,
                       decision_ms=control.decision_ms, bank_ms=control.bank_ms,
-                      start_payload=partial(match_start_payload, game, seat.seat,
-                                            deal.match_id, control.decision_ms,
-                                            control.bank_ms))
+                      state=deal.state)
     try:
         await seat.agent.open(setup, control.ready_ms / 1000)
     except AgentFailure as failure:
@@ -140,18 +133,12 @@ async def _open(deal: _Deal, seat: _Seat) -> None:
         deal.faults.append(Fault(seat.seat, FaultKind(failure.kind), failure.detail))
         return
     seat.connected = True
-    if seat.agent.remote:
-        seat.encoder = RequestEncoder(deal.state, seat.seat)
 
 
 async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int, int]:
     """Ask a seat for decision ``index``: the engine action to apply and the time taken (µs)."""
-    state = deal.state
-    request_id = index + 1
-    encoder = seat.encoder
     seat_clock = seat.clock
-    turn = Turn(request_id, seat.seat, state, None if encoder is None else
-                encoder.request_bytes(request_id, *seat_clock.time_left_ms()))
+    turn = Turn(index + 1, seat.seat, deal.state, *seat_clock.time_left_ms())
     agent = seat.agent
     allowance_us = seat_clock.allowance_us()
     start = clock()
@@ -170,12 +157,10 @@ async def _ask(deal: _Deal, seat: _Seat, index: int, clock: Clock) -> tuple[int,
         kind = FaultKind.TIMEOUT
         detail = (f"answered after {elapsed // 1000} ms; {allowance_us // 1000} ms were left "
                   "(decision and bank)")
+    elif reply.fault or reply.debug:
+        return _judged(deal, seat, index, reply), elapsed
     else:
-        action = reply.action_id - 1
-        if (reply.debug or reply.malformed or reply.request_id != request_id or action < 0
-                or action not in state.legal_actions()):
-            return _judged(deal, seat, index, reply), elapsed
-        return action, elapsed
+        return reply.action, elapsed
     return _struck(deal, seat, index, kind, detail), elapsed
 
 
@@ -192,16 +177,13 @@ def _failed(deal: _Deal, seat: _Seat, index: int, failure: AgentFailure) -> int:
 
 
 def _judged(deal: _Deal, seat: _Seat, index: int, reply: Reply) -> int:
-    """The action of an answer that is not plainly a legal Decision of this request (it may
-    carry debug text, or be a fault)."""
-    if reply.debug and not reply.malformed:
+    """The action of a reply that is not plainly an action to play (it may carry debug text,
+    or be a fault)."""
+    if reply.debug:
         deal.debug.append(DebugNote(index, seat.seat, cap_text(reply.debug, DEBUG_CAP)))
-    legal = {wire_action(action) for action in deal.state.legal_actions()}
-    verdict = judge(reply, index + 1, legal)
-    if verdict.action is not None:
-        return verdict.action
-    assert verdict.kind is not None
-    return _struck(deal, seat, index, verdict.kind, verdict.detail)
+    if not reply.fault:
+        return reply.action
+    return _struck(deal, seat, index, FaultKind(reply.fault), reply.detail)
 
 
 def _struck(deal: _Deal, seat: _Seat, index: int, kind: FaultKind, detail: str) -> int:
@@ -235,29 +217,10 @@ async def _play(deal: _Deal, clock: Clock, max_actions: int) -> None:
             on_action(state)
 
 
-class _SharedEnd:
-    """The deal's MatchEnd, the same for every seat: serialized once, as a PlayRequest ready
-    to send."""
-
-    __slots__ = ("_encoded", "_reasons", "_state")
-
-    def __init__(self, state: State, reasons: tuple[int, ...]) -> None:
-        """The MatchEnd of the ended ``state`` with each seat's reason code."""
-        self._state = state
-        self._reasons = reasons
-        self._encoded: bytes | None = None
-
-    def __call__(self) -> bytes:
-        """The serialized PlayRequest carrying the MatchEnd."""
-        if self._encoded is None:
-            self._encoded = match_end_payload(serialized_match_end(self._state, self._reasons))
-        return self._encoded
-
-
 async def _close(deal: _Deal) -> None:
     """Tell every seat still connected how the deal ended."""
     reasons = tuple(VOID if deal.void else seat.reason for seat in deal.seats)
-    end = DealEnd(deal.state, reasons, _SharedEnd(deal.state, reasons))
+    end = DealEnd(deal.state, reasons)
     await asyncio.gather(*(seat.agent.close(end) for seat in deal.seats if seat.connected),
                          return_exceptions=True)
 

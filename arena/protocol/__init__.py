@@ -2,8 +2,10 @@
 
 Wire action ids are engine actions + 1 (0 is unset and always rejected). ``RequestEncoder``
 builds a seat's DecisionRequests from cached bytes; its ``request_bytes`` can be sent through
-a gRPC stream as is (with an identity serializer). ``decision_fields`` reads a bot's answer
-straight from its bytes when it has the plain shape protobuf writes.
+a gRPC stream as is (with an identity serializer). ``MessageEncoder`` builds the same bytes the
+plain way, through protobuf messages; both are a ``RequestEncoding``. ``read_answer`` reads a
+bot's answer (straight from its bytes, with ``decision_fields``, when it has the plain shape
+protobuf writes) and ``read_ready`` its Ready.
 
 When the rules engine runs compiled, the encoder and the reader of answers run compiled too,
 from the same build (``arena.games._compiled.PROTOCOL_MODULES``); ``PROTOCOL_ENGINE`` says which.
@@ -20,7 +22,9 @@ from arena.protocol.actions import (
     legal_actions_message,
     wire_action,
 )
+from arena.protocol.answers import Answer, ReadyAnswer, read_answer, read_ready
 from arena.protocol.encoder import RequestEncoder
+from arena.protocol.encoding import MessageEncoder, RequestEncoding
 from arena.protocol.errors import ProtocolError
 from arena.protocol.messages import (
     PROTOCOL_VERSION,
@@ -44,8 +48,12 @@ from arena.protocol.replies import decision_fields
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "Answer",
+    "MessageEncoder",
     "ProtocolError",
+    "ReadyAnswer",
     "RequestEncoder",
+    "RequestEncoding",
     "decision_fields",
     "deck_message",
     "engine_action",
@@ -62,6 +70,8 @@ __all__ = [
     "observation_from_request",
     "observation_to_message",
     "params_from_message",
+    "read_answer",
+    "read_ready",
     "serialized_match_end",
     "wire_action",
 ]

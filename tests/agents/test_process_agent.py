@@ -16,13 +16,7 @@ import pytest
 
 from arena.agents import AgentFailure, DealEnd, DealSetup, LocalProcessAgent, Turn
 from arena.bots import BotManifest
-from arena.games import load_game
-from arena.protocol import (
-    RequestEncoder,
-    match_end_payload,
-    match_start_payload,
-    serialized_match_end,
-)
+from arena.games import State, load_game
 from arena.protocol.v1 import agent_pb2 as pb
 from arena.reasons import Reason
 
@@ -60,37 +54,31 @@ def assert_cleaned_up(agent: LocalProcessAgent, temp_root: Path) -> None:
     assert list(temp_root.iterdir()) == []
 
 
-def setup(seat: int = 0) -> DealSetup:
-    """Seat ``seat`` of a briscola deal."""
-    return DealSetup(GAME, seat, 7, "m1", 1000, 2000,
-                     lambda: match_start_payload(GAME, seat, "m1", 1000, 2000))
+def setup(seat: int = 0, state: State | None = None) -> DealSetup:
+    """Seat ``seat`` of a briscola deal (``state``: the deal's, else a new one)."""
+    return DealSetup(GAME, seat, 7, "m1", 1000, 2000, state or GAME.new_initial_state(7))
 
 
-def turn(state_encoder: RequestEncoder, request_id: int) -> Turn:
-    """The request for seat 0's decision."""
-    return Turn(request_id, 0, state_encoder.state,
-                state_encoder.request_bytes(request_id, 1000, 2000))
+def turn(state: State, request_id: int) -> Turn:
+    """Seat 0's decision ``request_id``."""
+    return Turn(request_id, 0, state, 1000, 2000)
 
 
 def test_a_bot_starts_plays_and_is_stopped(tmp_path: Path, temp_root: Path) -> None:
     agent = agent_for(tmp_path, temp_root, "--say", "hello from the bot")
     state = GAME.new_initial_state(7)
-    encoder = RequestEncoder(state, 0)
 
     async def body(agent: LocalProcessAgent) -> pb.MatchEnd | None:
         """The steps of the test, run while the agent is up."""
         await agent.launch(10)
-        await agent.open(setup(), 5)
-        reply = await agent.decide(turn(encoder, 1), 5)
+        await agent.open(setup(0, state), 5)
+        reply = await agent.decide(turn(state, 1), 5)
         assert reply is not None
-        assert reply.request_id == 1
-        assert reply.action_id - 1 in state.legal_actions()
+        assert not reply.fault
+        assert reply.action in state.legal_actions()
         assert reply.debug == "decision 1"
-        state.apply_action(reply.action_id - 1)
-        reasons = (Reason.OK, Reason.OK)
-        await agent.close(DealEnd(state, reasons,
-                                  lambda: match_end_payload(serialized_match_end(state,
-                                                                                 reasons))))
+        state.apply_action(reply.action)
+        await agent.close(DealEnd(state, (Reason.OK, Reason.OK)))
         return None
 
     run(agent, body)
@@ -111,19 +99,18 @@ def test_a_late_answer_is_read_and_dropped(tmp_path: Path, temp_root: Path) -> N
     agent = agent_for(tmp_path, temp_root, "--faults", "1:late", "--sleep-ms", "300",
                       "--late-ms", "100")
     state = GAME.new_initial_state(7)
-    encoder = RequestEncoder(state, 0)
 
     async def body(agent: LocalProcessAgent) -> None:
         """The steps of the test, run while the agent is up."""
         await agent.launch(10)
-        await agent.open(setup(), 5)
-        assert await agent.decide(turn(encoder, 1), 0.05) is None
+        await agent.open(setup(0, state), 5)
+        assert await agent.decide(turn(state, 1), 0.05) is None
         state.apply_action(state.legal_actions()[0])
         while state.current_player() != 0:
             state.apply_action(state.legal_actions()[0])
-        reply = await agent.decide(turn(encoder, 3), 10)
+        reply = await agent.decide(turn(state, 3), 10)
         assert reply is not None
-        assert reply.request_id == 3
+        assert not reply.fault
         assert reply.debug == "decision 2"
 
     run(agent, body)

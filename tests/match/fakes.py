@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from arena.agents import Agent, DealEnd, DealSetup, Reply, Turn
+from arena.agents.conversation import Conversation, judged_reply
 from arena.agents.errors import crash
 from arena.games import Game
+from arena.protocol import Answer
 from arena.protocol.v1 import agent_pb2 as pb
 
 
@@ -31,12 +33,13 @@ class ScriptAgent(Agent):
 
     Steps: ``slow:MS`` (take MS on the fake clock), ``timeout`` (no answer), ``illegal``,
     ``unset``, ``stale``, ``malformed``, ``debug:TEXT``, ``crash`` (an AgentFailure) and ``bug``
-    (an arena-side exception).
+    (an arena-side exception). Each answer is judged as a bot's would be
+    (``arena.agents.conversation``).
     """
 
     def __init__(self, script: dict[int, str] | None = None, clock: FakeClock | None = None,
                  remote: bool = False) -> None:
-        """Keep the script; ``remote`` agents read their wire requests."""
+        """Keep the script; ``remote`` agents build and read their wire requests."""
         self.script = script or {}
         self.clock = clock or FakeClock()
         self.remote = remote
@@ -45,6 +48,7 @@ class ScriptAgent(Agent):
         self.time_left: list[tuple[int, int]] = []
         self.opened: list[DealSetup] = []
         self.ended: list[tuple[int, ...]] = []
+        self.conversation: Conversation | None = None
 
     @property
     def label(self) -> str:
@@ -60,15 +64,17 @@ class ScriptAgent(Agent):
         self.opened.append(setup)
         self.count = 0
         if self.remote:
-            start = pb.PlayRequest.FromString(setup.start_payload()).match_start
+            self.conversation = Conversation(setup)
+            start = pb.PlayRequest.FromString(self.conversation.start_bytes()).match_start
             assert start.game == setup.game.id
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
         """Answer as scripted."""
         self.count += 1
         self.timeouts.append(timeout_s)
-        if self.remote:
-            request = pb.PlayRequest.FromString(turn.payload()).decision_request
+        if self.conversation is not None:
+            payload = self.conversation.request_bytes(turn)
+            request = pb.PlayRequest.FromString(payload).decision_request
             assert request.request_id == turn.request_id
             self.time_left.append((request.time_left.decision_ms, request.time_left.bank_ms))
         step, _, argument = self.script.get(self.count, "").partition(":")
@@ -82,12 +88,12 @@ class ScriptAgent(Agent):
             raise crash("scripted crash")
         elif step == "bug":
             raise KeyError("an arena bug")
-        answers = {"illegal": Reply(turn.request_id, 999), "unset": Reply(turn.request_id, 0),
-                   "stale": Reply(turn.request_id + 7, first),
-                   "malformed": Reply(0, 0, malformed="an empty PlayResponse where a "
-                                                      "Decision was due"),
-                   "debug": Reply(turn.request_id, first, debug=argument)}
-        return answers.get(step, Reply(turn.request_id, first))
+        answers = {"illegal": Answer(turn.request_id, 999), "unset": Answer(turn.request_id, 0),
+                   "stale": Answer(turn.request_id + 7, first),
+                   "malformed": Answer(0, 0, malformed="an empty PlayResponse where a "
+                                                       "Decision was due"),
+                   "debug": Answer(turn.request_id, first, debug=argument)}
+        return judged_reply(turn, answers.get(step, Answer(turn.request_id, first)))
 
     async def close(self, end: DealEnd) -> None:
         """Note the reasons of the deal's end."""

@@ -1,46 +1,17 @@
-"""Judging answers: each fault kind, and the reason codes of forfeits."""
+"""The fault kinds, the reason codes of forfeits, and faults in records."""
 
 from __future__ import annotations
 
 import pytest
 
-from arena.agents import Reply
 from arena.match import RecordError
 from arena.match.faults import (
     Fault,
     FaultKind,
-    judge,
     reason_code,
     strike_reason,
 )
 from arena.reasons import Reason
-
-LEGAL = {3, 8, 11}
-
-
-def test_a_legal_answer_gives_its_engine_action() -> None:
-    verdict = judge(Reply(request_id=5, action_id=8), 5, LEGAL)
-    assert verdict.action == 7
-    assert verdict.kind is None
-
-
-@pytest.mark.parametrize(("reply", "kind", "detail"), [
-    (Reply(5, 9), FaultKind.ILLEGAL, "action id 9 is not legal; legal ids: 3, 8, 11"),
-    (Reply(5, 0), FaultKind.UNSET, "action id 0 (unset) is never an action"),
-    (Reply(4, 8), FaultKind.STALE, "answered request 4 while request 5 was asked"),
-    (Reply(0, 0, malformed="an empty PlayResponse where a Decision was due"),
-     FaultKind.MALFORMED, "an empty PlayResponse where a Decision was due"),
-])
-def test_each_fault_is_named(reply: Reply, kind: FaultKind, detail: str) -> None:
-    verdict = judge(reply, 5, LEGAL)
-    assert verdict.action is None
-    assert verdict.kind == kind
-    assert verdict.detail == detail
-
-
-def test_long_legal_lists_are_shortened() -> None:
-    verdict = judge(Reply(1, 99), 1, set(range(1, 41)))
-    assert verdict.detail.endswith("11, 12, ... (40 in all)")
 
 
 def test_forfeits_by_strikes_are_timeout_or_invalid() -> None:

@@ -8,6 +8,7 @@ from arena.games import get_spec, load_game
 from arena.games.params import ParamValue
 from arena.protocol import (
     PROTOCOL_VERSION,
+    MessageEncoder,
     ProtocolError,
     RequestEncoder,
     deck_message,
@@ -215,12 +216,13 @@ def test_match_end_rejects_bad_reasons() -> None:
 
 
 def test_encoder_rejects_a_bad_seat_and_a_negative_request_id() -> None:
-    """An encoder needs a seat of the game; request ids are uint64."""
+    """An encoder, fast or reference, needs a seat of the game; request ids are uint64."""
     state = load_game("briscola", 2).new_initial_state(1)
-    with pytest.raises(ProtocolError, match="seat 2"):
-        RequestEncoder(state, 2)
-    with pytest.raises(ProtocolError, match="request id -1"):
-        RequestEncoder(state, 0).request_bytes(-1, 1000, 0)
+    for encoder in (RequestEncoder, MessageEncoder):
+        with pytest.raises(ProtocolError, match="seat 2"):
+            encoder(state, 2)
+        with pytest.raises(ProtocolError, match="request id -1"):
+            encoder(state, 0).request_bytes(-1, 1000, 0)
 
 
 def test_encoder_request_carries_id_time_and_legal_ids() -> None:

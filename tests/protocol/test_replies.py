@@ -1,4 +1,5 @@
-"""The direct reading of a bot's Decision agrees with protobuf's parsing, or steps aside."""
+"""The direct reading of a bot's Decision agrees with protobuf's parsing, or steps aside; any
+other response is read as protobuf reads it, or named for what it is."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from google.protobuf.message import DecodeError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.protocol import decision_fields
+from arena.protocol import Answer, ReadyAnswer, decision_fields, read_answer, read_ready
 from arena.protocol.v1 import agent_pb2 as pb
 
 UINT64 = st.integers(min_value=0, max_value=2**64 - 1)
@@ -85,3 +86,19 @@ def test_other_shapes_are_left_to_protobuf() -> None:
     assert decision_fields(b"\x12\x03\x08\x85\x00") is None
     assert decision_fields(decision + decision) is None
     assert decision_fields(b"\x12\x00") == (0, 0, "") == protobuf_fields(b"\x12\x00")
+
+
+def test_answers_and_ready_are_read_or_named() -> None:
+    """A Decision in any shape gives its fields; anything else says what it was."""
+    assert read_answer(encoded(5, 3, "")) == Answer(5, 3)
+    assert read_answer(b"\x12\x04\x10\x03\x08\x05") == Answer(5, 3)
+    assert read_answer(encoded(2**40, 3, "é")) == Answer(2**40, 3, "é")
+    ready = pb.PlayResponse(ready=pb.Ready()).SerializeToString()
+    assert read_answer(ready).malformed == "a ready message where a Decision was due"
+    assert read_answer(b"").malformed == "an empty PlayResponse where a Decision was due"
+    assert read_answer(b"\xff").malformed.startswith("not a PlayResponse message (")
+    said = pb.Ready(protocol_version="cardarena.v1", bot_name="b", bot_version="1")
+    assert read_ready(pb.PlayResponse(ready=said).SerializeToString()) == ReadyAnswer(
+        "cardarena.v1", "b", "1")
+    assert read_ready(encoded(1, 1, "")).problem == "a decision message, not Ready"
+    assert read_ready(b"\xff").problem.startswith("a malformed message (")

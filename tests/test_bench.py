@@ -18,7 +18,6 @@ from arena.bench.engine import (
     OpenSpielRunner,
     Runner,
     Sample,
-    bench_engine_command,
     configurations,
     load_baseline,
     paired,
@@ -26,6 +25,7 @@ from arena.bench.engine import (
     run_engine_bench,
 )
 from arena.bench.engine_floor import DECISIONS, FloorGame
+from arena.cli.bench.engine import bench_engine_command
 from arena.games import GameError, get_spec, load_game
 from arena.games.params import IllegalActionError
 

@@ -14,17 +14,16 @@ import pytest
 import typer
 from rich.console import Console
 
-from arena.bench import league as bench
 from arena.bench.league import (
     GOAL_CELERY_OVERHEAD,
     GOAL_RATIO,
-    bench_league_command,
     dispatch_gap,
     measure_celery,
-    render_table,
     run_league_bench,
     time_per_match,
 )
+from arena.cli.bench import league as bench
+from arena.cli.bench.league import bench_league_command, render_table
 
 MATCHES = 4
 """Two matches per worker, so the steady-state time per match leaves a first match out."""

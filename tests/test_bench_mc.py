@@ -16,15 +16,15 @@ from typer.testing import CliRunner
 
 from arena.bench.mc import (
     SAMPLE_MC,
-    bench_mc_command,
     decision_seats,
-    render_table,
     run_mc_bench,
 )
-from arena.bench.protocol import SAMPLE_RANDOM, print_report
+from arena.bench.protocol import SAMPLE_RANDOM
 from arena.bench.stats import mean_interval
 from arena.bots import BotConfigError
 from arena.cli import app
+from arena.cli.bench.mc import bench_mc_command, render_table
+from arena.cli.bench.output import print_report
 from arena.games import load_game
 from arena.match import MatchRecord
 

@@ -21,14 +21,13 @@ from arena.bench.protocol import (
     GOAL_ARENA_US,
     GOAL_RATIO,
     SAMPLE_RANDOM,
-    bench_protocol_command,
-    print_report,
-    render_table,
     run_protocol_bench,
     temp_root,
 )
 from arena.bench.stats import percentile
 from arena.bots import BotConfigError, BotManifest
+from arena.cli.bench.output import print_report
+from arena.cli.bench.protocol import bench_protocol_command, render_table
 from arena.games import load_game
 from arena.protocol.v1 import agent_pb2 as pb
 

@@ -1,5 +1,6 @@
-"""Bots as named on the command line: a folder run as a process, a folder built into a Docker
-image, or a Docker image (``image:NAME``), each made into the seat spec that plays it.
+"""Bots as named on the command line and by a league's entrants: a folder run as a process, a
+folder built into a Docker image, or a Docker image (``image:NAME``), each made into the seat
+spec that plays it.
 
 The Docker modules are imported only when a Docker bot is asked for, so process bots work on a
 machine without the ``docker`` package; a Docker bot there raises ``DockerUnavailable``.

@@ -18,26 +18,16 @@ other processes does not lower them.
 from __future__ import annotations
 
 import importlib
-import json
 import platform
 import random
 import statistics
-import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-import typer
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from arena.bench.engine_floor import FloorGame
-from arena.bench.stats import goal_mark
 from arena.games import ENGINE, Game, all_configurations, get_spec, load_game
 
 GOAL_RATIO = 2.0
@@ -64,9 +54,6 @@ CPU_CLOCK: Callable[[], float] = (
 CPU_CLOCK_NAME = "thread CPU time" if CPU_CLOCK is time.thread_time else "wall time"
 CPU_RESOLUTION = 1e-9
 """The smallest CPU time a sample may report (a guard against dividing by zero)."""
-
-PIPE_WIDTH = 120
-"""Table width when stdout is not a terminal (rich would otherwise assume 80 columns)."""
 
 Runner = Callable[[float], "Sample"]
 """Runs playouts for at least the given number of seconds (and at least one playout)."""
@@ -295,77 +282,3 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
         "clock": CPU_CLOCK_NAME,
         "python": platform.python_version(),
     }
-
-
-def render_table(report: dict[str, Any]) -> Table:
-    """The report as a rich table, one row per game configuration."""
-    base = report["baseline"]
-    goal = report["goal_ratio"]
-    params = ", ".join(f"{key}={value}" for key, value in base["params"].items())
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        title=f"Engine speed ({report['engine']} engine): random playouts, decisions per second",
-        caption=(f"baseline: {base['library']} {base['game']}({params}) from a Python loop, "
-                 f"{base['decisions_per_s']:,.0f} decisions/s\nmedians of {report['repeats']} "
-                 f"rounds of {report['seconds']} s each for the game and the baseline, taken "
-                 f"in alternate slices of {report['slice_seconds']} s; rates per second of "
-                 f"{report['clock']}; goal: ratio >= {goal}\nAPI floor (a game with no rules "
-                 f"through the same State API and loop): "
-                 f"{report['api_floor']['decisions_per_s']:,.0f} decisions/s, ratio "
-                 f"{report['api_floor']['ratio']:.2f}"
-                 + ("" if report["engine"] == "compiled" else
-                    "\nthe interpreted engine: arena engine build compiles it (about 2 minutes)")),
-    )
-    table.add_column("game", no_wrap=True)
-    table.add_column("seats", justify="right")
-    table.add_column("playouts/s", justify="right")
-    table.add_column("decisions/s", justify="right")
-    table.add_column("dec/playout", justify="right")
-    table.add_column("baseline/s", justify="right")
-    table.add_column("ratio", justify="right")
-    table.add_column("goal")
-    for row in report["results"]:
-        mark = goal_mark(row["meets_goal"])
-        table.add_row(
-            row["game"],
-            str(row["players"]),
-            f"{row['playouts_per_s']:,.0f}",
-            f"{row['decisions_per_s']:,.0f}",
-            f"{row['decisions_per_playout']:.1f}",
-            f"{row['baseline_decisions_per_s']:,.0f}",
-            f"{row['ratio']:.2f}",
-            mark,
-        )
-    return table
-
-
-@contextmanager
-def _status(console: Console) -> Iterator[Progress]:
-    """A transient status line on stderr, updated through the yielded callback."""
-    with console.status("measuring") as status:
-        yield lambda text: status.update(f"measuring {text}")
-
-
-def bench_engine_command(game_id: str | None = None, as_json: bool = False,
-                         seconds: float = DEFAULT_SECONDS,
-                         repeats: int = DEFAULT_REPEATS) -> None:
-    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
-    if seconds <= 0:
-        raise typer.BadParameter(f"must be positive, got {seconds}", param_hint="--seconds")
-    if repeats < 1:
-        raise typer.BadParameter(f"must be at least 1, got {repeats}", param_hint="--repeats")
-    errors = Console(stderr=True)
-    try:
-        with _status(errors) as progress:
-            report = run_engine_bench(game_id, seconds, repeats, progress)
-    except BenchDependencyError as error:
-        errors.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from None
-    if as_json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
-    else:
-        console = Console()
-        if not console.is_terminal:
-            console.width = max(console.width, PIPE_WIDTH)
-        console.print(render_table(report))

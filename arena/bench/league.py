@@ -53,15 +53,10 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 from sqlalchemy import select
 
 from arena.bench.errors import BenchError
@@ -72,15 +67,11 @@ from arena.bench.protocol import (
     SAMPLE_RANDOM,
     STARTUP_S,
     Progress,
-    fail,
     load_bot,
     measure_throughput,
-    print_report,
-    status,
     temp_root,
 )
-from arena.bench.stats import goal_mark
-from arena.bots import BotConfigError, BotManifest
+from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.league.redis_local import RedisServer, RedisUnavailable, redis_binary
 from arena.match.runner import run_duplicate_async
@@ -262,7 +253,7 @@ class CeleryWorkers:
         """Start ``count`` workers and wait until each consumes from the broker."""
         for index in range(count):
             log = self.folder / f"worker-{index}.log"
-            command = [sys.executable, "-m", "arena.league.worker", "--broker",
+            command = [sys.executable, "-m", "arena.cli.worker", "--broker",
                        self.broker_url, "--db", self.store_url, "--loglevel", "INFO"]
             with log.open("wb") as out:
                 self.started.append((subprocess.Popen(
@@ -428,7 +419,7 @@ def run_league_bench(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORK
                      bots: tuple[Path, Path] = (SAMPLE_RANDOM, SAMPLE_HEURISTIC),
                      rounds: int = DEFAULT_ROUNDS) -> dict[str, Any]:
     """Measure the ceiling, the local league and the Celery league, in rounds; the report."""
-    _check_options(matches, workers, ceiling_s, rounds)
+    check_options(matches, workers, ceiling_s, rounds)
     from arena.league.create import create_league
     from arena.store import open_store
 
@@ -504,7 +495,7 @@ def league_report(game: Game, manifests: list[BotManifest], matches: int, worker
     }
 
 
-def _check_options(matches: int, workers: int, ceiling_s: float, rounds: int = 1) -> None:
+def check_options(matches: int, workers: int, ceiling_s: float, rounds: int = 1) -> None:
     """Raise ``ValueError`` for options out of range."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
@@ -514,89 +505,3 @@ def _check_options(matches: int, workers: int, ceiling_s: float, rounds: int = 1
         raise ValueError(f"workers must be at least 1, got {workers}")
     if not math.isfinite(ceiling_s) or ceiling_s < 0:
         raise ValueError(f"ceiling seconds must not be negative, got {ceiling_s}")
-
-
-
-def render_table(report: dict[str, Any]) -> Table:
-    """The report as a rich table: figure, value, goal and verdict."""
-    bots = " vs ".join(bot["name"] for bot in report["bots"])
-    ceiling = report["ceiling"]
-    table = Table(
-        box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left",
-        title=f"League: {bots}, {report['game']} with {report['players']} seats, "
-              f"{report['matches']} duplicate sets, {report['workers']} workers",
-        caption=(f"ceiling: {ceiling['matches']} sets at once with bots started beforehand, "
-                 f"{ceiling['decisions']} decisions in {ceiling['seconds']:.1f} s; a league "
-                 f"worker starts its bots once and keeps them\nrates per match: from the "
-                 f"stored timestamps, each worker's first match left out (what a long league "
-                 f"runs at); start-up: the rest of the wall time\nthe figures of the round "
-                 f"with the median ratio, of {len(report['rounds'])} rounds\n"
-                 f"Python {report['python']}"))
-    table.add_column("figure", no_wrap=True)
-    table.add_column("value", justify="right")
-    table.add_column("goal")
-    table.add_column("", justify="center")
-    local, celery = report["local"], report["celery"]
-    table.add_row("local pool: matches per hour", f"{local['matches_per_hour']:,.0f}", "", "")
-    table.add_row("local pool: decisions/s", f"{local['decisions_per_s']:,.1f}", "", "")
-    table.add_row("ceiling: decisions/s", f"{report['ceiling_decisions_per_s']:,.1f}", "", "")
-    table.add_row("league / ceiling", f"{report['ratio']:.3f}", f"≥ {report['goal_ratio']}",
-                  goal_mark(report["meets_ratio_goal"]))
-    table.add_row("local pool: wall time (start-up)",
-                  f"{local['wall_s']:.2f} s ({report['startup_s']:.2f} s)", "", "")
-    table.add_row("  decisions/s over the wall time", f"{report['wall_decisions_per_s']:,.1f}",
-                  "", "")
-    table.add_row("  wall / ceiling", f"{report['wall_ratio']:.3f}", "", "")
-    table.add_row("local pool: time per match", f"{local['match_s']:.3f} s", "", "")
-    table.add_row("  bots' decision time, share of a match", f"{local['decision_share']:.0%}",
-                  "", "")
-    if celery is None:
-        table.add_row("Celery: time per match", "not measured", "", "")
-    else:
-        table.add_row("Celery: wall time", f"{celery['wall_s']:.2f} s", "", "")
-        table.add_row("Celery: time per match", f"{celery['match_s']:.3f} s", "", "")
-        table.add_row("gap between matches, local pool / Celery",
-                      f"{local['dispatch_s'] * 1e3:.1f} ms / {celery['dispatch_s'] * 1e3:.1f} ms",
-                      "", "")
-    overhead = report["celery_overhead_fraction"]
-    table.add_row("Celery overhead per match (dispatch, median)",
-                  "–" if overhead is None else f"{overhead:+.1%}",
-                  f"< {report['goal_celery_overhead']:.0%}", goal_mark(report["meets_celery_goal"]))
-    whole = report["celery_time_per_match_fraction"]
-    table.add_row("  Celery's whole time per match over the pool's (median)",
-                  "–" if whole is None else f"{whole:+.1%}", "", "")
-    table.add_row("rounds: ratio, Celery overhead", "; ".join(
-        f"{one['ratio']:.2f}, " + ("–" if one["celery_overhead_fraction"] is None
-                                   else f"{one['celery_overhead_fraction']:+.1%}")
-        for one in report["rounds"]), "", "")
-    return table
-
-
-@contextlib.contextmanager
-def _quiet_errors() -> Iterator[None]:
-    """Turn a bot that cannot be loaded into a ``BenchError``."""
-    try:
-        yield
-    except BotConfigError as error:
-        raise BenchError(str(error)) from None
-
-
-def bench_league_command(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_WORKERS,
-                         broker: str | None = None, ceiling_s: float = DEFAULT_CEILING_S,
-                         as_json: bool = False, rounds: int = DEFAULT_ROUNDS) -> None:
-    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
-    try:
-        _check_options(matches, workers, ceiling_s, rounds)
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
-    console = Console(stderr=True)
-    try:
-        with status(console) as progress, _quiet_errors():
-            report = run_league_bench(matches, workers, broker, ceiling_s, progress,
-                                      rounds=rounds)
-    except BenchError as error:
-        raise fail(error) from None
-    if report["celery_note"]:
-        console.print(f"Celery not measured: {report['celery_note']}", highlight=False,
-                      soft_wrap=True, markup=False)
-    print_report(report, as_json, render_table(report))

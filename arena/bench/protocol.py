@@ -41,11 +41,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import platform
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -54,18 +52,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import grpc
-import typer
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from arena.agents import Reply, Turn
-from arena.bench.errors import BenchError
 from arena.bench.launched import LaunchedSeat, LentAgent, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
-from arena.bench.stats import goal_mark, percentile
+from arena.bench.stats import percentile
 from arena.bots import BotConfigError, BotManifest
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
@@ -104,9 +96,6 @@ STARTUP_S = 30.0
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_RANDOM = ROOT / "sample_bots" / "python" / "random"
 """The random sample bot of a source checkout."""
-
-PIPE_WIDTH = 120
-"""Table width when stdout is not a terminal."""
 
 Progress = Callable[[str], None]
 
@@ -339,7 +328,7 @@ async def _measure_clock(manifest: BotManifest, root: Path, plan: _ClockPlan, se
             "meets_charged_goal": row["charged_p99_us"] <= GOAL_CHARGED_P99_US}
 
 
-def _check_options(rounds: int, concurrency: Sequence[int], throughput_s: float,
+def check_options(rounds: int, concurrency: Sequence[int], throughput_s: float,
                    clock_matches: int = 0) -> None:
     """Raise ``ValueError`` for options out of range."""
     if clock_matches < 0:
@@ -361,7 +350,7 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
     """Measure round trips, charged times, arena-side work, throughput and the clock under
     load (skipped when the bot does not play ``clock_game`` or ``clock_matches`` is 0); the
     JSON-ready report."""
-    _check_options(rounds, concurrency, throughput_s, clock_matches)
+    check_options(rounds, concurrency, throughput_s, clock_matches)
     game = load_game(game_id, players)
     manifest = load_bot(bot, game, SAMPLE_RANDOM)
     plan = _ClockPlan(load_game(clock_game) if manifest.plays(clock_game) else None,
@@ -409,119 +398,3 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
         "python": platform.python_version(),
         "grpc": grpc.__version__,
     }
-
-
-
-def render_table(report: dict[str, Any]) -> Table:
-    """The report as a rich table: figure, value, goal and verdict."""
-    bot = report["bot"]
-    sizes = report["request_bytes"]
-    trips = report["round_trips"]
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption_justify="left",
-        title=f"Protocol: a decision's round trip to a bot process, {report['game']} with "
-              f"{report['players']} seats",
-        caption=(f"bot: {bot['name']} {bot['version']} at every seat, a process over a Unix "
-                 f"socket; raw: a bare gRPC server answering at once; requests of "
-                 f"{sizes['mean']:.0f} bytes on average, at most {sizes['max']}\n"
-                 f"{trips['arena']} arena, {trips['raw']} raw and {trips['bot']} bot-alone "
-                 f"round trips in {report['rounds']} interleaved rounds; arena side: the "
-                 f"runner's CPU time per decision against agents that answer at once "
-                 f"(observation, encoding, reading and checking the answer, applying, "
-                 f"recording; gRPC transport excluded)\n"
-                 f"Python {report['python']}, grpcio {report['grpc']}"),
-    )
-    table.add_column("figure", no_wrap=True)
-    table.add_column("value", justify="right")
-    table.add_column("goal")
-    table.add_column("", justify="center")
-
-    def micros(value: float) -> str:
-        """A time in whole microseconds."""
-        return f"{value:,.0f} µs"
-
-    table.add_row("round trip p50 / p99, arena",
-                  f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
-    table.add_row("  charged to the bot p50 / p99",
-                  f"{micros(report['charged_p50_us'])} / {micros(report['charged_p99_us'])}",
-                  "", "")
-    table.add_row("round trip p50 / p99, raw gRPC",
-                  f"{micros(report['raw_p50_us'])} / {micros(report['raw_p99_us'])}", "", "")
-    table.add_row("round trip p50 / p99, bot alone",
-                  f"{micros(report['bot_p50_us'])} / {micros(report['bot_p99_us'])}", "", "")
-    table.add_row("p50 arena / raw", f"{report['ratio']:.2f}", f"≤ {report['goal_ratio']}",
-                  goal_mark(report["meets_ratio_goal"]))
-    table.add_row("  of the p50 gap: the bot's share", micros(report["bot_share_us"]), "", "")
-    table.add_row("  of the p50 gap: the arena's share", micros(report["arena_share_us"]), "",
-                  "")
-    table.add_row("arena-side work per decision", f"{report['arena_us_per_decision']:.1f} µs",
-                  f"≤ {report['goal_arena_us']:g} µs", goal_mark(report["meets_arena_goal"]))
-    for row in report["throughput"]:
-        matches = row["matches"]
-        at_once = f"{matches} match{'es' if matches != 1 else ''} at once"
-        table.add_row(f"decisions/s, {at_once}", f"{row['decisions_per_s']:,.0f}", "", "")
-        table.add_row(f"  round trip p50 / p99, {at_once}",
-                      f"{micros(row['p50_us'])} / {micros(row['p99_us'])}", "", "")
-        table.add_row(f"  charged to the bot p50 / p99, {at_once}",
-                      f"{micros(row['charged_p50_us'])} / {micros(row['charged_p99_us'])}",
-                      "", "")
-        table.add_row("  arena process CPU per decision (gRPC included)",
-                      micros(row["arena_cpu_us_per_decision"]), "", "")
-    clock = report.get("clock")
-    if clock is not None:
-        under = (f"{clock['matches']} matches of {clock['game']} ({clock['players']} seats) "
-                 "at once")
-        table.add_row(f"round trip p50 / p99, {under}",
-                      f"{micros(clock['p50_us'])} / {micros(clock['p99_us'])}", "", "")
-        table.add_row("  charged to the bot p50 / p99",
-                      f"{micros(clock['charged_p50_us'])} / {micros(clock['charged_p99_us'])}",
-                      f"p99 ≤ {micros(clock['goal_charged_p99_us'])}",
-                      goal_mark(clock["meets_charged_goal"]))
-    return table
-
-
-@contextmanager
-def status(console: Console) -> Iterator[Progress]:
-    """A transient status line on stderr, updated through the yielded callback."""
-    with console.status("measuring") as line:
-        yield lambda text: line.update(f"measuring: {text}")
-
-
-def print_report(report: dict[str, Any], as_json: bool, table: Table) -> None:
-    """Write the report as JSON on stdout, or print the table."""
-    if as_json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
-        return
-    console = Console()
-    if not console.is_terminal:
-        console.width = max(console.width, PIPE_WIDTH)
-    console.print(table)
-
-
-def fail(error: BenchError) -> typer.Exit:
-    """Print the error on stderr; the exit to raise."""
-    Console(stderr=True).print(f"[red]error:[/red] {escape(str(error))}", highlight=False,
-                               soft_wrap=True)
-    return typer.Exit(code=1)
-
-
-def bench_protocol_command(game_id: str = DEFAULT_GAME, players: int | None = None,
-                           bot: Path = SAMPLE_RANDOM, rounds: int = DEFAULT_ROUNDS,
-                           concurrency: Sequence[int] = DEFAULT_CONCURRENCY,
-                           throughput_s: float = DEFAULT_THROUGHPUT_S,
-                           as_json: bool = False, clock_matches: int = CLOCK_MATCHES,
-                           clock_game: str = CLOCK_GAME) -> None:
-    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
-    try:
-        _check_options(rounds, concurrency, throughput_s, clock_matches)
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
-    try:
-        with status(Console(stderr=True)) as progress:
-            report = run_protocol_bench(game_id, players, bot, rounds, concurrency,
-                                        throughput_s, progress, clock_matches, clock_game)
-    except BenchError as error:
-        raise fail(error) from None
-    print_report(report, as_json, render_table(report))

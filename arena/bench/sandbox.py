@@ -30,10 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from arena.agents import (
     Agent,
@@ -47,19 +43,16 @@ from arena.agents import (
     SeatSpec,
     Turn,
 )
+from arena.agents.sources import docker_seat, require_limits
 from arena.bench.errors import BenchError
 from arena.bench.overhead import check_clean
 from arena.bench.protocol import (
     SAMPLE_RANDOM,
     Progress,
-    fail,
     load_bot,
-    print_report,
-    status,
     temp_root,
 )
-from arena.bench.stats import goal_mark, percentile
-from arena.botkit.sources import docker_seat, require_limits
+from arena.bench.stats import percentile
 from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
@@ -339,7 +332,7 @@ async def _measure(game: Game, docker: SeatSpec, process: SeatSpec, starts: int,
     return cold, samples
 
 
-def _check_options(starts: int, decisions: int) -> None:
+def check_options(starts: int, decisions: int) -> None:
     """Raise ``ValueError`` for options out of range."""
     if starts < 1:
         raise ValueError(f"starts must be at least 1, got {starts}")
@@ -377,7 +370,7 @@ def run_sandbox_bench(starts: int = DEFAULT_STARTS, decisions: int = DEFAULT_DEC
     ``DockerUnavailable``, ``LimitsNotEnforced`` and ``ImageNotFound`` pass through (the
     command line prints them as one line); a build or a deal that fails is a ``BenchError``.
     """
-    _check_options(starts, decisions)
+    check_options(starts, decisions)
     say = progress or (lambda text: None)
     game = load_game(game_id)
     manifest = load_bot(bot, game, SAMPLE_RANDOM)
@@ -433,69 +426,3 @@ def _run(game: Game, manifest: BotManifest, image: Any, starts: int, decisions: 
 def _percentiles(values: Sequence[float]) -> dict[str, float]:
     """p50 and p99 of some round trips, rounded to 0.1 µs."""
     return {"p50_us": round(percentile(values, 50), 1), "p99_us": round(percentile(values, 99), 1)}
-
-
-
-def render_table(report: dict[str, Any]) -> Table:
-    """The report as a rich table: figure, value, goal and verdict."""
-    image = report["image"]
-    trips = report["round_trips"]
-    allowed = report["allow_unenforced"]
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption_justify="left",
-        title=f"Sandbox: the {report['bot']['name']} bot in a hardened container, "
-              f"{report['game']} with {report['players']} seats",
-        caption=(f"image {image['ref']} ({image['image_id'][:19]}); cold start: from "
-                 f"creating the container to the first Decision received, over "
-                 f"{report['starts']} starts (each a new container)\n"
-                 f"round trips: {trips['docker']} in containers and {trips['process']} with the "
-                 f"same bot folder as local processes, in alternate duplicate sets, the bot at "
-                 f"every seat\n"
-                 + (f"limits not enforced (allowed): {', '.join(allowed)}\n" if allowed else "")
-                 + f"Docker {report['docker_version'] or '?'}, Python {report['python']}, "
-                   f"grpcio {report['grpc']}"),
-    )
-    table.add_column("figure", no_wrap=True)
-    table.add_column("value", justify="right")
-    table.add_column("goal")
-    table.add_column("", justify="center")
-
-    def micros(value: float) -> str:
-        """A time in whole microseconds."""
-        return f"{value:,.0f} µs"
-
-    table.add_row("cold start to first decision, p50", f"{report['cold_start_p50_s']:.2f} s",
-                  f"≤ {report['goal_cold_start_s']:g} s",
-                  goal_mark(report["meets_cold_start_goal"]))
-    table.add_row("  each start", ", ".join(f"{s:.2f}" for s in report["cold_start_s"]) + " s",
-                  "", "")
-    table.add_row("  of which to listening, p50", f"{report['listening_p50_s']:.2f} s", "", "")
-    table.add_row("round trip p50 / p99, container",
-                  f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
-    table.add_row("round trip p50 / p99, process",
-                  f"{micros(report['process_p50_us'])} / {micros(report['process_p99_us'])}",
-                  "", "")
-    table.add_row("p50 container / process", f"{report['ratio']:.2f}",
-                  f"≤ {report['goal_ratio']:g}", goal_mark(report["meets_ratio_goal"]))
-    return table
-
-
-def bench_sandbox_command(starts: int = DEFAULT_STARTS, decisions: int = DEFAULT_DECISIONS,
-                          as_json: bool = False,
-                          allow_unenforced: frozenset[str] = frozenset()) -> None:
-    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot.
-
-    Docker errors (no engine, a limit not enforced) pass to the command line as one line."""
-    try:
-        _check_options(starts, decisions)
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
-    try:
-        with status(Console(stderr=True)) as progress:
-            report = run_sandbox_bench(starts, decisions, allow_unenforced=allow_unenforced,
-                                       progress=progress)
-    except BenchError as error:
-        raise fail(error) from None
-    print_report(report, as_json, render_table(report))

@@ -2,7 +2,8 @@
 
 ``arena play``, ``arena compare`` and ``arena league create`` take the clock, the strikes and
 the forfeit policy with these declarations, and ``arena remote league create`` the forfeit
-policy; a command gives the default in its signature, the constant beside the value's code
+policy; ``arena play``, ``arena bot check`` and ``arena bench sandbox`` the sandbox options.
+A command gives the default in its signature, the constant beside the value's code
 (``DEFAULT_DECISION_MS`` and the others of ``arena.match.timecontrol``, ``DEFAULT_STRIKES``,
 ``DEFAULT_POLICY.value``).
 """
@@ -40,7 +41,10 @@ SANDBOX_OPTION = typer.Option(
     "--sandbox", metavar="KIND",
     help="How bot folders run: process (a local process) or docker (built into an image, "
          "run in a hardened container).")
+"""``--sandbox``: process or docker (default ``PROCESS`` of ``arena.agents.sources``)."""
+
 ALLOW_UNENFORCED_OPTION = typer.Option(
     "--allow-unenforced", metavar="LIMIT[,LIMIT]",
     help="Run Docker bots even though the engine does not enforce these limits (trusted bots "
          "only); repeatable.")
+"""``--allow-unenforced``: limit names, read by ``arena.cli.seats.parse_allowed``."""

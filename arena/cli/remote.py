@@ -1,4 +1,4 @@
-"""The service's commands: ``arena serve`` and the ``arena remote`` group that talks to it.
+"""``arena remote ...``: the client of an arena service (``arena serve``).
 
 Every remote command takes ``--server HOST:PORT`` (or ``ARENA_SERVER``; default
 127.0.0.1:50051) and, but for ``register``, ``--token`` (or ``ARENA_TOKEN``). A refused call is

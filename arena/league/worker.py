@@ -1,4 +1,4 @@
-"""``arena worker``: Celery workers that run league matches, one match per process.
+"""Celery workers that run league matches, one match per process (``arena worker``).
 
 Each worker process is a Celery worker with the ``solo`` pool: it takes one message, runs the
 match in its main thread (where the match time limit is an alarm) and acknowledges the message
@@ -18,14 +18,12 @@ import multiprocessing
 import os
 import signal
 import socket
-import sys
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from types import FrameType
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from celery.signals import after_setup_logger, after_setup_task_logger
 
 from arena.league.celery_app import (
@@ -133,54 +131,20 @@ def run_workers(settings: WorkerSettings, count: int) -> int:
     return code
 
 
-BROKER = typer.Option("--broker", help="The broker URL: redis://host:6379/0, amqp://host//.")
-DB = typer.Option("--db", help="The database: a SQLite file or a URL (default: the user's file).")
-CONCURRENCY = typer.Option("--concurrency", min=1,
-                           help="Worker processes, each running one match at a time.")
-LEASE = typer.Option("--lease", min=0.1, help="Seconds a match's lease lasts without renewal.")
-MATCH_TIME_LIMIT = typer.Option("--match-time-limit", min=0.1,
-                                help="Seconds a match may run before it is stopped.")
-VISIBILITY_TIMEOUT = typer.Option(
-    "--visibility-timeout", min=0.1,
-    help="Seconds Redis waits before delivering an unacknowledged message again; longer than "
-         "the match time limit.")
-LOGLEVEL = typer.Option("--loglevel", help="DEBUG, INFO, WARNING or ERROR.")
-
-
-def worker_command(
-    broker: Annotated[str, BROKER],
-    db: Annotated[str | None, DB] = None,
-    concurrency: Annotated[int, CONCURRENCY] = 1,
-    lease: Annotated[float, LEASE] = DEFAULT_LEASE_S,
-    match_time_limit: Annotated[float, MATCH_TIME_LIMIT] = DEFAULT_MATCH_TIME_LIMIT_S,
-    visibility_timeout: Annotated[float, VISIBILITY_TIMEOUT] = DEFAULT_VISIBILITY_TIMEOUT_S,
-    loglevel: Annotated[str, LOGLEVEL] = "INFO",
-) -> None:
-    """Run league matches sent through the broker, on this host, until stopped (Ctrl-C)."""
+def start_workers(broker: str, db: str | None = None, concurrency: int = 1,
+                  lease_s: float = DEFAULT_LEASE_S,
+                  match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S,
+                  visibility_timeout_s: float = DEFAULT_VISIBILITY_TIMEOUT_S,
+                  loglevel: str = "INFO") -> int:
+    """Check the settings, then run ``concurrency`` workers until stopped; their exit code
+    (``DistributionError`` for a database, broker or timeout that cannot be used)."""
     try:
         store_url = database_url(db).render_as_string(hide_password=False)
     except StoreError as error:
         raise DistributionError(str(error)) from error
     settings = WorkerSettings(
-        CelerySettings(broker, match_time_limit_s=match_time_limit,
-                       visibility_timeout_s=visibility_timeout, lease_s=lease),
+        CelerySettings(broker, match_time_limit_s=match_time_limit_s,
+                       visibility_timeout_s=visibility_timeout_s, lease_s=lease_s),
         store_url, loglevel.upper())
     check_worker(settings)
-    code = run_worker(settings) if concurrency == 1 else run_workers(settings, concurrency)
-    if code:
-        raise typer.Exit(code)
-
-
-def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
-    """``python -m arena.league.worker`` (or ``arena worker``): the worker command on its own."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False)
-    app.command()(worker_command)
-    try:
-        app(args=args, prog_name=prog_name, standalone_mode=False)
-    except DistributionError as error:
-        print("error: " + " ".join(str(error).split()), file=sys.stderr)
-        sys.exit(error.exit_code)
-
-
-if __name__ == "__main__":
-    main()
+    return run_worker(settings) if concurrency == 1 else run_workers(settings, concurrency)

@@ -12,14 +12,14 @@ MATCH_STATE_VOID: int = arena_pb2.MATCH_STATE_VOID
 """The state of a match that ended void (an infrastructure failure: no verdict)."""
 
 
-def api_message(name: str, **fields: Any) -> Message:
+def api_message(name: str, /, **fields: Any) -> Message:
     """A message of the platform API (``RegisterUserRequest``, ``BotVersionInfo``...) with
     these fields."""
     message: Message = getattr(arena_pb2, name)(**fields)
     return message
 
 
-def api_request(method: str, **fields: Any) -> Message:
+def api_request(method: str, /, **fields: Any) -> Message:
     """The request of one of the service's methods (``RegisterUser``...) with these fields."""
     return api_message(f"{method}Request", **fields)
 

@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def worker(*arguments: str) -> subprocess.CompletedProcess[str]:
-    """``python -m arena.league.worker`` with ``arguments``, to its end."""
-    return subprocess.run([sys.executable, "-m", "arena.league.worker", *arguments], cwd=REPO,
+    """``python -m arena.cli.worker`` with ``arguments``, to its end."""
+    return subprocess.run([sys.executable, "-m", "arena.cli.worker", *arguments], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
 
 

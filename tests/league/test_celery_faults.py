@@ -81,7 +81,7 @@ def slow_bot(folder: Path, delay_s: float) -> Path:
 
 
 class Workers:
-    """Worker processes started with ``python -m arena.league.worker``, each in its own
+    """Worker processes started with ``python -m arena.cli.worker``, each in its own
     session (so any bot it leaves behind is killed with it), with their logs."""
 
     def __init__(self, folder: Path, broker_url: str, db: str) -> None:
@@ -94,7 +94,7 @@ class Workers:
     def start(self, *options: str) -> subprocess.Popen[bytes]:
         """Start a worker with the given extra options."""
         log = self.folder / f"worker-{len(self.started)}.log"
-        command = [sys.executable, "-m", "arena.league.worker", "--broker", self.broker_url,
+        command = [sys.executable, "-m", "arena.cli.worker", "--broker", self.broker_url,
                    "--db", self.db, "--lease", str(LEASE_S), *options]
         with log.open("wb") as out:
             process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
@@ -335,7 +335,7 @@ def test_an_unreachable_broker_is_one_line(workdir: Path) -> None:
     db = f"sqlite:///{workdir / 'arena.db'}"
     url = f"redis+socket://{workdir / 'nobody.sock'}"
     finished = subprocess.run(
-        [sys.executable, "-m", "arena.league.worker", "--broker", url, "--db", db],
+        [sys.executable, "-m", "arena.cli.worker", "--broker", url, "--db", db],
         cwd=REPO, capture_output=True, text=True, timeout=60)
     assert finished.returncode == 2
     assert finished.stderr.startswith("error: cannot reach the broker redis+socket://")

@@ -2,7 +2,7 @@
 after a warm shutdown (SIGTERM) the worker stops them itself, after SIGKILL its pool's watchdog
 does; no kept instance is ever shown one deal twice.
 
-Real workers (``python -m arena.league.worker``), a private Redis, SQLite and PostgreSQL, as in
+Real workers (``python -m arena.cli.worker``), a private Redis, SQLite and PostgreSQL, as in
 ``test_celery_faults``; without ``redis-server`` these tests skip, except under ``CI=true``.
 """
 

@@ -220,7 +220,7 @@ def test_a_bot_for_other_games_is_refused_before_anything_starts(tmp_path: Path,
 FORKED_WORKER = """
 import multiprocessing, sys
 from pathlib import Path
-import arena.cli
+import arena.cli.main
 from arena.agents import BotSeat, PolicySeat
 from arena.games import load_game
 from arena.match.runner import run_deal

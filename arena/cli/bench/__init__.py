@@ -1,5 +1,5 @@
 """``arena bench ...``: benchmarks that print figures against a baseline measured in the same
-run."""
+run; one module here per benchmark renders its report (the measuring is in ``arena.bench``)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def bench_engine(
 ) -> None:
     """Measure the rules engine's decisions per second against a baseline."""
     try:
-        from arena.bench.engine import bench_engine_command
+        from arena.cli.bench.engine import bench_engine_command
     except ModuleNotFoundError as error:
         if error.name and error.name.startswith("arena"):
             raise CliError("arena bench engine is not part of this installation "
@@ -66,7 +66,8 @@ def bench_protocol(
 ) -> None:
     """Measure a decision's round trip to a bot process against raw gRPC, decisions/s, and the
     time the clock charges a bot, alone and under load."""
-    from arena.bench.protocol import DEFAULT_CONCURRENCY, SAMPLE_RANDOM, bench_protocol_command
+    from arena.bench.protocol import DEFAULT_CONCURRENCY, SAMPLE_RANDOM
+    from arena.cli.bench.protocol import bench_protocol_command
 
     bench_protocol_command(game, players, bot or SAMPLE_RANDOM, rounds,
                            tuple(matches or DEFAULT_CONCURRENCY), seconds, as_json,
@@ -82,7 +83,8 @@ def bench_mc(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Play the mc sample bot against the heuristic policy at 2-seat briscola, in duplicate."""
-    from arena.bench.mc import SAMPLE_MC, bench_mc_command
+    from arena.bench.mc import SAMPLE_MC
+    from arena.cli.bench.mc import bench_mc_command
 
     bench_mc_command(deals, bot or SAMPLE_MC, as_json)
 
@@ -107,7 +109,7 @@ def bench_evaluation(
     per-deal difference with one seating and with the seats rotated, and the deals each needs
     for a 95% interval that excludes 0 (goal: duplicate at most half).
     """
-    from arena.bench.evaluation import bench_evaluation_command
+    from arena.cli.bench.evaluation import bench_evaluation_command
 
     bench_evaluation_command(game, deals, mc_deals, mc_budget_ms, seed, as_json)
 
@@ -123,7 +125,7 @@ def bench_languages(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Compare one strategy's decision times across languages (the same heuristic, ported)."""
-    from arena.bench.languages import bench_languages_command
+    from arena.cli.bench.languages import bench_languages_command
 
     bench_languages_command(bot, deals, as_json)
 
@@ -144,7 +146,7 @@ def bench_sandbox(
     first decision received (p50 over --starts), and a decision's round trip in a container
     and as a local process, in alternate duplicate sets of 2-seat briscola.
     """
-    from arena.bench.sandbox import bench_sandbox_command
+    from arena.cli.bench.sandbox import bench_sandbox_command
 
     bench_sandbox_command(starts, decisions, as_json, parse_allowed(allow_unenforced or []))
 
@@ -164,6 +166,6 @@ def bench_league(
         "--rounds", help="Rounds of ceiling, local and Celery leagues; medians are shown.")] = 3,
 ) -> None:
     """Measure a league of process bots against the concurrent gRPC ceiling, and Celery's cost."""
-    from arena.bench.league import bench_league_command
+    from arena.cli.bench.league import bench_league_command
 
     bench_league_command(matches, workers, broker, seconds, as_json, rounds)

@@ -1,0 +1,75 @@
+"""The ``arena`` command: every command group of this package, assembled into one app."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena import __version__
+from arena.cli.bench import bench_app
+from arena.cli.bot import bot_app
+from arena.cli.compare import compare_command
+from arena.cli.engine import engine_app
+from arena.cli.games import games_command
+from arena.cli.group import ArenaGroup
+from arena.cli.images import images_app
+from arena.cli.leaderboard import leaderboard_command
+from arena.cli.league import league_app
+from arena.cli.play import PlayCommand, play_command, replay_command
+from arena.cli.remote import remote_app
+from arena.cli.report import report_command
+from arena.cli.sandbox import sandbox_app
+from arena.cli.serve import serve_command
+
+app = typer.Typer(
+    cls=ArenaGroup,
+    name="arena",
+    help="Card Arena: traditional card games for bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(bench_app, name="bench")
+app.add_typer(bot_app, name="bot")
+app.add_typer(images_app, name="images")
+app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(league_app, name="league")
+app.command("leaderboard")(leaderboard_command)
+app.command("report")(report_command)
+app.command("compare")(compare_command)
+app.add_typer(remote_app, name="remote")
+app.add_typer(engine_app, name="engine")
+app.command("serve")(serve_command)
+
+
+@app.command("worker", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def worker_command(ctx: typer.Context) -> None:
+    """Run league matches sent through a broker on this host (--help for the options)."""
+    try:
+        from arena.cli.worker import main as worker_main
+    except ImportError as error:
+        raise typer.BadParameter(f"the worker needs Celery: pip install 'card-arena[celery]' "
+                                 f"({error})") from None
+    worker_main(list(ctx.args), prog_name="arena worker")
+
+
+def _show_version(value: bool) -> None:
+    """Print the package version and stop."""
+    if value:
+        typer.echo(f"arena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    """Card Arena: traditional card games for bots."""
+
+
+app.command("games")(games_command)
+app.command("play", cls=PlayCommand)(play_command)
+app.command("replay")(replay_command)

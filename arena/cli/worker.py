@@ -1,0 +1,61 @@
+"""``arena worker`` (also ``python -m arena.cli.worker``): Celery workers on this host that run
+the league matches sent through a broker (``arena.league.worker`` runs them)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from arena.league.celery_app import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MATCH_TIME_LIMIT_S,
+    DEFAULT_VISIBILITY_TIMEOUT_S,
+    DistributionError,
+)
+from arena.league.worker import start_workers
+
+BROKER = typer.Option("--broker", help="The broker URL: redis://host:6379/0, amqp://host//.")
+DB = typer.Option("--db", help="The database: a SQLite file or a URL (default: the user's file).")
+CONCURRENCY = typer.Option("--concurrency", min=1,
+                           help="Worker processes, each running one match at a time.")
+LEASE = typer.Option("--lease", min=0.1, help="Seconds a match's lease lasts without renewal.")
+MATCH_TIME_LIMIT = typer.Option("--match-time-limit", min=0.1,
+                                help="Seconds a match may run before it is stopped.")
+VISIBILITY_TIMEOUT = typer.Option(
+    "--visibility-timeout", min=0.1,
+    help="Seconds Redis waits before delivering an unacknowledged message again; longer than "
+         "the match time limit.")
+LOGLEVEL = typer.Option("--loglevel", help="DEBUG, INFO, WARNING or ERROR.")
+
+
+def worker_command(
+    broker: Annotated[str, BROKER],
+    db: Annotated[str | None, DB] = None,
+    concurrency: Annotated[int, CONCURRENCY] = 1,
+    lease: Annotated[float, LEASE] = DEFAULT_LEASE_S,
+    match_time_limit: Annotated[float, MATCH_TIME_LIMIT] = DEFAULT_MATCH_TIME_LIMIT_S,
+    visibility_timeout: Annotated[float, VISIBILITY_TIMEOUT] = DEFAULT_VISIBILITY_TIMEOUT_S,
+    loglevel: Annotated[str, LOGLEVEL] = "INFO",
+) -> None:
+    """Run league matches sent through the broker, on this host, until stopped (Ctrl-C)."""
+    code = start_workers(broker, db, concurrency, lease, match_time_limit, visibility_timeout,
+                         loglevel)
+    if code:
+        raise typer.Exit(code)
+
+
+def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
+    """``python -m arena.cli.worker`` (or ``arena worker``): the worker command on its own."""
+    app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False)
+    app.command()(worker_command)
+    try:
+        app(args=args, prog_name=prog_name, standalone_mode=False)
+    except DistributionError as error:
+        print("error: " + " ".join(str(error).split()), file=sys.stderr)
+        sys.exit(error.exit_code)
+
+
+if __name__ == "__main__":
+    main()

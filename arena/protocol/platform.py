@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
 from arena.protocol.v1 import arena_pb2
 
 MATCH_STATE_VOID: int = arena_pb2.MATCH_STATE_VOID
 """The state of a match that ended void (an infrastructure failure: no verdict)."""
 
 
-def api_message(name: str, /, **fields: Any) -> Message:
+def api_message(name: str, /, **fields: Any) -> Any:
     """A message of the platform API (``RegisterUserRequest``, ``BotVersionInfo``...) with
     these fields."""
-    message: Message = getattr(arena_pb2, name)(**fields)
-    return message
+    return getattr(arena_pb2, name)(**fields)
 
 
-def api_request(method: str, /, **fields: Any) -> Message:
+def api_request(method: str, /, **fields: Any) -> Any:
     """The request of one of the service's methods (``RegisterUser``...) with these fields."""
     return api_message(f"{method}Request", **fields)
 

@@ -74,6 +74,8 @@ class ScriptedAgent(Agent):
     """A remote-like agent answering at once from a script; it logs the messages it gets."""
 
     remote = True
+    conversation: Conversation
+    """The deal's conversation, from ``open`` on."""
 
     def __init__(self, answers: Sequence[bytes], log: MessageLog, entrant: int) -> None:
         """Answer request ``i`` with ``answers[i - 1]``; log each deal's messages as those of
@@ -82,7 +84,6 @@ class ScriptedAgent(Agent):
         self.log = log
         self.entrant = entrant
         self.messages = DealMessages()
-        self.conversation: Conversation | None = None
 
     @property
     def label(self) -> str:
@@ -101,7 +102,6 @@ class ScriptedAgent(Agent):
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
         """Build the request as for a bot, log it, and read the scripted answer as a bot's."""
-        assert self.conversation is not None, "decide before open"
         self.messages.turns.append((self.entrant, self.conversation.request_bytes(turn)))
         raw = self.answers[turn.request_id - 1]
         return plain_reply(turn, raw) or judged_reply(turn, read_answer(raw))

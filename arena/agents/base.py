@@ -77,6 +77,9 @@ class Reply(NamedTuple):
 
     action: int
     """The engine action to play: a legal action of the turn unless ``fault`` is set."""
+    took_us: int | None = None
+    """The time the bot had the request, as its agent measured it (from writing the request to
+    when the answer could first be read); None: the runner times the call itself."""
     fault: str = ""
     """Empty for a decision of the turn to play as is; else the kind of fault the answer is
     (``malformed``, ``stale``, ``unset`` or ``illegal``), and ``action`` means nothing."""
@@ -84,9 +87,6 @@ class Reply(NamedTuple):
     """What was wrong with the answer, for the match log."""
     debug: str = ""
     """The debug text that came with the answer (the runner caps it)."""
-    took_us: int | None = None
-    """The time the bot had the request, as its agent measured it (from writing the request to
-    when the answer could first be read); None: the runner times the call itself."""
 
 
 @dataclass(frozen=True)

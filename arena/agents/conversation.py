@@ -65,10 +65,9 @@ def plain_reply(turn: Turn, raw: bytes, took_us: int | None = None) -> Reply | N
         return None
     request_id, action_id, debug = fields
     action = action_id - 1  # the engine action of a wire id (``engine_action``), inline
-    if (request_id != turn.request_id or debug or action < 0
-            or action not in turn.state.legal_actions()):
-        return None
-    return Reply(action, "", "", "", took_us)
+    if request_id != turn.request_id or debug or action not in turn.state.legal_actions():
+        return None  # (action id 0 gives -1, never a legal action)
+    return Reply(action, took_us)
 
 
 def _ids(ids: Collection[int], limit: int = IDS_SHOWN) -> str:
@@ -81,18 +80,18 @@ def _ids(ids: Collection[int], limit: int = IDS_SHOWN) -> str:
 def judged_reply(turn: Turn, answer: Answer, took_us: int | None = None) -> Reply:
     """The reply of any answer to ``turn``: its engine action, or the fault it is."""
     if answer.malformed:
-        return Reply(-1, "malformed", answer.malformed, "", took_us)
+        return Reply(-1, took_us, "malformed", answer.malformed)
     debug = answer.debug
     if answer.request_id != turn.request_id:
-        return Reply(-1, "stale", f"answered request {answer.request_id} while request "
-                                  f"{turn.request_id} was asked", debug, took_us)
+        return Reply(-1, took_us, "stale", f"answered request {answer.request_id} while "
+                                           f"request {turn.request_id} was asked", debug)
     if answer.action_id == 0:
-        return Reply(-1, "unset", "action id 0 (unset) is never an action", debug, took_us)
+        return Reply(-1, took_us, "unset", "action id 0 (unset) is never an action", debug)
     legal = {wire_action(action) for action in turn.state.legal_actions()}
     if answer.action_id not in legal:
-        return Reply(-1, "illegal", f"action id {answer.action_id} is not legal; legal ids: "
-                                    f"{_ids(legal)}", debug, took_us)
-    return Reply(answer.action_id - 1, "", "", debug, took_us)
+        return Reply(-1, took_us, "illegal", f"action id {answer.action_id} is not legal; "
+                                             f"legal ids: {_ids(legal)}", debug)
+    return Reply(answer.action_id - 1, took_us, "", "", debug)
 
 
 @lru_cache(maxsize=32)

@@ -26,6 +26,7 @@ from arena.protocol import (
     Answer,
     RequestEncoder,
     decision_fields,
+    engine_action,
     match_end_payload,
     match_start_payload,
     serialized_match_end,
@@ -91,7 +92,7 @@ def judged_reply(turn: Turn, answer: Answer, took_us: int | None = None) -> Repl
     if answer.action_id not in legal:
         return Reply(-1, took_us, "illegal", f"action id {answer.action_id} is not legal; "
                                              f"legal ids: {_ids(legal)}", debug)
-    return Reply(answer.action_id - 1, took_us, "", "", debug)
+    return Reply(engine_action(answer.action_id), took_us, "", "", debug)
 
 
 @lru_cache(maxsize=32)

@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-
 from arena.games import load_game
 from arena.league.create import LeagueError
 from arena.league.forfeits import FaultCount, fault_counts
 from arena.league.ratings import Rating, leaderboard, overall, rate, set_outcomes
 from arena.league.status import LeftOut, ScoredSet, find_league, left_out, scored_sets
 from arena.store import League, Store
+from arena.store.leagues import all_leagues
 
 
 @dataclass
@@ -81,8 +80,8 @@ class Leaderboards:
 def leaderboards(store: Store, league: str | None, game: str | None) -> Leaderboards:
     """The leaderboards of one league's (or every league's) finished matches."""
     with store.session() as session:
-        leagues: Sequence[League] = [find_league(session, league)] if league else list(
-            session.scalars(select(League).order_by(League.id)))
+        leagues: Sequence[League] = ([find_league(session, league)] if league
+                                     else all_leagues(session))
         played, _ = scored_sets(session, leagues, game)
         void = left_out(session, [item.id for item in leagues])
         session.commit()

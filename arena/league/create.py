@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from arena.bots import BotManifest
@@ -39,12 +38,11 @@ from arena.policies import policy_names
 from arena.store import (
     BotKind,
     League,
-    LeagueEntrant,
-    Match,
     SeedSource,
     Store,
     ensure_bot_version,
 )
+from arena.store.leagues import add_entrants, add_league, add_matches, delete_league, league_named
 
 POLICY_PREFIX = "policy:"
 """The bot name of a reference policy entrant: ``policy:random``."""
@@ -264,21 +262,20 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
     settings = settings or LeagueSettings()
     with store.session() as session:
         try:
-            taken = session.scalars(select(League).where(League.name == name)).one_or_none()
+            taken = league_named(session, name)
             if taken is not None and not replace:
                 raise LeagueError(f"a league named {name!r} already exists (--replace "
                                   "deletes it and its results)")
             if taken is not None:
-                session.execute(delete(League).where(League.id == taken.id))
+                delete_league(session, taken.id)
             key: int | bytes = secrets.token_bytes(SECRET_BYTES) if seed is None else seed
             given = {"seed": seed} if seed is not None else {}
             league = League(name=name, games=[game.id for game in played], deals=deals,
                             rounds=rounds, settings={**settings.to_dict(), **given},
                             seed_secret=key if isinstance(key, bytes) else None)
-            session.add(league)
             # Written first, so the transaction is open before ensure_bot_version's savepoint:
             # SQLite's Python driver would otherwise commit when the savepoint is released.
-            session.flush()
+            add_league(session, league)
             versions = [ensure_bot_version(
                 session, entrant.name, entrant.version, entrant.kind, path=entrant.path,
                 image_ref=entrant.image_ref, image_id=entrant.image_id,
@@ -287,14 +284,12 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
             ids = [version.id for version in versions]
             if len(set(ids)) != len(ids):
                 raise LeagueError("a bot is named twice in the league's bots")
-            session.add_all(LeagueEntrant(league_id=league.id, bot_version_id=version_id,
-                                          position=position)
-                            for position, version_id in enumerate(ids))
+            add_entrants(session, league.id, ids)
             rows = [row for game in played
                     for row in _match_rows(league.id, game, ids, deals, rounds, key)]
             for position, row in enumerate(rows):
                 row["position"] = position
-            session.execute(insert(Match), rows)
+            add_matches(session, rows)
             session.commit()
         except IntegrityError:
             session.rollback()

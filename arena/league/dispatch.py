@@ -24,7 +24,6 @@ from datetime import datetime
 from amqp.exceptions import NotFound
 from celery import Celery
 from kombu.exceptions import ChannelError, OperationalError
-from sqlalchemy import func, select
 
 from arena.league.celery_app import (
     CelerySettings,
@@ -35,13 +34,13 @@ from arena.league.status import find_league
 from arena.league.tasks import QUEUE, send_match
 from arena.store import (
     DEFAULT_MAX_ATTEMPTS,
-    Match,
     MatchStatus,
     Store,
     database_url,
     open_store,
     void_exhausted,
 )
+from arena.store.matches import expired_in_league, pending_ids, status_counts
 from arena.store.models import utc_now
 
 POLL_S = 0.5
@@ -105,9 +104,7 @@ def league_id_of(store: Store, name: str) -> int:
 def league_counts(store: Store, league_id: int) -> LeagueCounts:
     """The league's matches counted by status."""
     with store.session() as session:
-        rows = session.execute(select(Match.status, func.count()).where(
-            Match.league_id == league_id).group_by(Match.status)).all()
-    by_status = {MatchStatus(status): count for status, count in rows}
+        by_status = status_counts(session, league_id)
     return LeagueCounts(total=sum(by_status.values()),
                         pending=by_status.get(MatchStatus.PENDING, 0),
                         leased=by_status.get(MatchStatus.LEASED, 0),
@@ -136,14 +133,8 @@ class Dispatcher:
         """One round: void the exhausted, sweep expired leases, send what waits; the counts."""
         with self.store.session() as session:
             void_exhausted(session, self.max_attempts)
-            pending = list(session.scalars(select(Match.id).where(
-                Match.league_id == self.league_id, Match.status == MatchStatus.PENDING,
-            ).order_by(Match.id)))
-            expired = {match_id: expiry for match_id, expiry in session.execute(
-                select(Match.id, Match.lease_expires).where(
-                    Match.league_id == self.league_id, Match.status == MatchStatus.LEASED,
-                    Match.lease_expires < utc_now(),
-                ).order_by(Match.lease_expires, Match.id))}
+            pending = pending_ids(session, self.league_id)
+            expired = expired_in_league(session, self.league_id, utc_now())
             session.commit()
         swept = [match_id for match_id, expiry in expired.items()
                  if self.swept.get(match_id) != expiry]

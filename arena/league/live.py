@@ -12,13 +12,12 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from sqlalchemy import delete
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from arena.games import State
 from arena.match.runner import ActionHook
-from arena.store.models import LiveDeal, utc_now
+from arena.store.live import remove_live_deals, write_live_deals
 
 FLUSH_S = 0.2
 """How often the actions of the deals in play are written at most."""
@@ -59,10 +58,7 @@ class LiveFeed:
         if not changed:
             return
         with Session(self.bind) as session:
-            for deal, actions in changed.items():
-                session.merge(LiveDeal(match_id=self.match_id, deal=deal, actions=actions,
-                                       updated_at=utc_now()))
-            session.commit()
+            write_live_deals(session, self.match_id, changed)
         self._written.update({deal: len(actions) for deal, actions in changed.items()})
 
     def close(self) -> None:
@@ -70,8 +66,7 @@ class LiveFeed:
         self._stop.set()
         self._thread.join()
         with contextlib.suppress(Exception), Session(self.bind) as session:
-            session.execute(delete(LiveDeal).where(LiveDeal.match_id == self.match_id))
-            session.commit()
+            remove_live_deals(session, self.match_id)
 
 
 @contextlib.contextmanager

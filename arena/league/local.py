@@ -33,10 +33,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
-from typing import Any, cast
-
-from sqlalchemy import CursorResult, select, update
-from sqlalchemy.orm import Session
 
 from arena.league.interrupt import ctrl_c_noted
 from arena.league.run_match import (
@@ -46,7 +42,6 @@ from arena.league.run_match import (
     RETRY,
     SKIPPED,
     VOID,
-    release_owners,
     run_match,
     worker_pool,
 )
@@ -59,7 +54,16 @@ from arena.league.status import (
     standings,
 )
 from arena.sandbox.lifeline import die_with_parent
-from arena.store import DEFAULT_MAX_ATTEMPTS, Match, MatchStatus, Store, open_store, void_exhausted
+from arena.store import (
+    DEFAULT_MAX_ATTEMPTS,
+    MatchStatus,
+    Store,
+    expire_owners,
+    open_store,
+    release_owners,
+    void_exhausted,
+)
+from arena.store.matches import lease_states
 from arena.store.models import utc_now
 
 INTERRUPTED = "interrupted"
@@ -189,17 +193,6 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
     return summary
 
 
-def expire_owners(session: Session, owner_prefix: str) -> int:
-    """Make the leases held by owners named ``owner_prefix...`` run out now (their workers are
-    gone; the attempt counts); how many."""
-    result = session.execute(update(Match).where(
-        Match.status == MatchStatus.LEASED,
-        Match.lease_owner.startswith(owner_prefix, autoescape=True),
-    ).values(lease_expires=utc_now()).execution_options(synchronize_session=False))
-    session.commit()
-    return cast(CursorResult[Any], result).rowcount
-
-
 class _LocalRun:
     """The bookkeeping of one local run: the queue, the matches in flight, the view."""
 
@@ -282,9 +275,7 @@ class _LocalRun:
         with self.store.session() as session:
             void_exhausted(session, self.max_attempts, now)
             ids = pending_matches(session, self.league_id)
-            rows = {row.id: row for row in session.execute(
-                select(Match.id, Match.status, Match.lease_expires).where(Match.id.in_(ids)))
-            } if ids else {}
+            rows = lease_states(session, ids) if ids else {}
             session.commit()
         waiting = 0
         for match_id in ids:

@@ -24,9 +24,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Sequence
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from arena.agents import BotSeat, PolicySeat, SeatSpec
@@ -50,8 +48,10 @@ from arena.store import (
     complete_match,
     fail_match,
     open_store,
+    release_match,
     renew_lease,
 )
+from arena.store.bots import versions_by_id
 from arena.store.outcomes import deal_records, seat_outcomes
 
 DEFAULT_LEASE_S = 120.0
@@ -114,8 +114,7 @@ def seat_for(version: BotVersion) -> SeatSpec:
 def match_seats(session: Session, entrants: Sequence[int]) -> list[SeatSpec]:
     """The seat specs of a match's entrants, in seat order (a bot in several seats: one spec
     each, as every seat gets its own agent)."""
-    versions = {version.id: version for version in session.scalars(
-        select(BotVersion).where(BotVersion.id.in_(set(entrants))))}
+    versions = versions_by_id(session, entrants)
     specs: dict[int, SeatSpec] = {}
     for version_id in entrants:
         if version_id not in specs:
@@ -219,28 +218,3 @@ def _play(session: Session, match_id: str,
         return match, result
 
 
-def release_match(session: Session, match_id: str, owner: str) -> bool:
-    """Hand back an interrupted attempt: pending again, the attempt not counted; True if held."""
-    result = session.execute(update(Match).where(
-        Match.id == match_id, Match.status == MatchStatus.LEASED, Match.lease_owner == owner,
-    ).values(status=MatchStatus.PENDING, lease_owner=None, lease_expires=None,
-             attempts=Match.attempts - 1, started_at=None,
-             last_error="interrupted").execution_options(synchronize_session=False))
-    session.commit()
-    return cast(CursorResult[Any], result).rowcount == 1
-
-
-def release_owners(session: Session, owner_prefix: str) -> list[str]:
-    """Hand back every lease held by an owner whose name starts with ``owner_prefix`` (its
-    workers are known to be stopped), attempts not counted; the match ids."""
-    held = session.scalars(select(Match.id).where(
-        Match.status == MatchStatus.LEASED,
-        Match.lease_owner.startswith(owner_prefix, autoescape=True))).all()
-    session.commit()
-    released = []
-    for match_id in held:
-        owner = session.scalar(select(Match.lease_owner).where(Match.id == match_id))
-        session.commit()
-        if owner is not None and release_match(session, match_id, owner):
-            released.append(match_id)
-    return released

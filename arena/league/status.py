@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.agents import AgentExit
@@ -30,16 +29,23 @@ from arena.league.forfeits import (
 from arena.league.schedule import ScheduledMatch
 from arena.match import DealResult, DuplicateResult, EntrantResult, MatchRecord
 from arena.match.faults import reason_code
-from arena.store import (
-    BotVersion,
-    League,
-    LeagueEntrant,
-    Match,
-    MatchRecordRow,
-    MatchStatus,
-    SeatResult,
-    SeedSource,
+from arena.store import BotVersion, League, Match, MatchStatus, SeedSource
+from arena.store.leagues import (
+    all_leagues,
+    entrant_versions,
+    entrants_of,
+    league_named,
+    league_names,
 )
+from arena.store.matches import (
+    done_matches,
+    game_status_counts,
+    stored_records,
+    unfinished_ids,
+    void_matches,
+    void_rotations,
+)
+from arena.store.results import bot_faults, league_returns, version_faults
 
 PlayedSet = tuple[ScheduledMatch[str], DuplicateResult]
 
@@ -98,9 +104,9 @@ class LeagueStatus:
 
 def find_league(session: Session, name: str) -> League:
     """The league of that name, or ``LeagueError`` listing the leagues there are."""
-    league = session.scalars(select(League).where(League.name == name)).one_or_none()
+    league = league_named(session, name)
     if league is None:
-        names = session.scalars(select(League.name).order_by(League.id)).all()
+        names = league_names(session)
         known = ", ".join(names) if names else "none yet (arena league create)"
         raise LeagueError(f"no league named {name!r}; leagues: {known}")
     return league
@@ -125,17 +131,14 @@ def bot_names(versions: Iterable[BotVersion]) -> dict[int, str]:
 
 def league_languages(session: Session, league: League) -> dict[str, str]:
     """The language of each of the league's entrants, by display name (where known)."""
-    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
-        LeagueEntrant.league_id == league.id).order_by(LeagueEntrant.position)).all()
+    versions = entrant_versions(session, league.id)
     names = bot_names(versions)
     return {names[version.id]: version.language for version in versions if version.language}
 
 
 def league_bots(session: Session, league: League) -> dict[int, str]:
     """The league's entrants in creation order: bot version id to display name."""
-    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
-        LeagueEntrant.league_id == league.id).order_by(LeagueEntrant.position)).all()
-    return bot_names(versions)
+    return bot_names(entrant_versions(session, league.id))
 
 
 def league_seeds(league: League) -> SeedSource:
@@ -156,16 +159,12 @@ def league_status(session: Session, name: str) -> LeagueStatus:
     names = league_bots(session, league)
     status = LeagueStatus(name=league.name, games=list(league.games), bots=list(names.values()),
                           seeds=league_seeds(league).value)
-    rows = session.execute(select(Match.game_id, Match.status, func.count()).where(
-        Match.league_id == league.id).group_by(Match.game_id, Match.status)).all()
-    for game, match_status, count in rows:
+    for game, match_status, count in game_status_counts(session, league.id):
         status.total += count
         status.by_status[match_status.value] += count
         status.by_game.setdefault(game, Counter())[match_status.value] += count
     status.by_game = {game: status.by_game.get(game, Counter()) for game in league.games}
-    void = session.execute(select(Match.id, Match.last_error, Match.rotations).where(
-        Match.league_id == league.id, Match.status == MatchStatus.VOID
-    ).order_by(Match.position)).all()
+    void = void_matches(session, league.id)
     status.void = [(row.id, row.last_error or "") for row in void]
     status.void_deals = sum(len(row.rotations or ()) for row in void)
     status.forfeit_policy = league_policy(league.settings or {}).value
@@ -178,13 +177,8 @@ def seat_faults(session: Session, league_ids: Sequence[int], names: dict[int, st
                 game: str | None = None) -> dict[str, FaultCount]:
     """Each bot's forfeited deals by reason code over the done matches of some leagues (every
     bot of ``names`` listed, with or without)."""
-    query = select(SeatResult.bot_version_id, SeatResult.faults).join(
-        Match, SeatResult.match_id == Match.id).where(
-        Match.league_id.in_(league_ids), Match.status == MatchStatus.DONE)
-    if game is not None:
-        query = query.where(Match.game_id == game)
     counts = {name: FaultCount(Counter()) for name in names.values()}
-    for version, faults in session.execute(query):
+    for version, faults in version_faults(session, league_ids, game):
         count = counts.setdefault(names.get(version, str(version)), FaultCount(Counter()))
         count.faults.update({str(reason): int(value) for reason, value in (faults or {}).items()})
     return counts
@@ -193,10 +187,7 @@ def seat_faults(session: Session, league_ids: Sequence[int], names: dict[int, st
 def faults_by_bot(session: Session, bot_ids: Sequence[int]) -> dict[int, FaultCount]:
     """Each bot's forfeited deals by reason code over every done match, all its versions."""
     counts = {bot_id: FaultCount(Counter()) for bot_id in bot_ids}
-    for bot_id, faults in session.execute(select(BotVersion.bot_id, SeatResult.faults).join(
-            SeatResult, SeatResult.bot_version_id == BotVersion.id).join(
-            Match, SeatResult.match_id == Match.id).where(
-            BotVersion.bot_id.in_(list(bot_ids)), Match.status == MatchStatus.DONE)):
+    for bot_id, faults in bot_faults(session, bot_ids):
         counts[bot_id].faults.update({str(reason): int(value)
                                       for reason, value in (faults or {}).items()})
     return counts
@@ -225,8 +216,7 @@ class LeftOut:
 def left_out(session: Session, league_ids: Sequence[int]) -> dict[str, LeftOut]:
     """Per game, the void matches of some leagues and their deals."""
     found: dict[str, list[int]] = {}
-    for game, rotations in session.execute(select(Match.game_id, Match.rotations).where(
-            Match.league_id.in_(league_ids), Match.status == MatchStatus.VOID)):
+    for game, rotations in void_rotations(session, league_ids):
         entry = found.setdefault(game, [0, 0])
         entry[0] += 1
         entry[1] += len(rotations or ())
@@ -235,9 +225,7 @@ def left_out(session: Session, league_ids: Sequence[int]) -> dict[str, LeftOut]:
 
 def pending_matches(session: Session, league_id: int) -> list[str]:
     """The ids of a league's matches not yet done or void (leased ones too), in schedule order."""
-    ids = list(session.scalars(select(Match.id).where(
-        Match.league_id == league_id,
-        Match.status.in_([MatchStatus.PENDING, MatchStatus.LEASED])).order_by(Match.position)))
+    ids = unfinished_ids(session, league_id)
     session.commit()
     return ids
 
@@ -268,37 +256,19 @@ def scored_sets(session: Session, leagues: Sequence[League] | None = None,
                 game: str | None = None) -> tuple[list[ScoredSet], dict[int, str]]:
     """``played_sets`` with each set's match id and its league's forfeit policy."""
     if leagues is None:
-        leagues = list(session.scalars(select(League).order_by(League.id)))
-    versions = session.scalars(select(BotVersion).join(LeagueEntrant).where(
-        LeagueEntrant.league_id.in_([league.id for league in leagues]))).unique().all()
-    names = bot_names(versions)
+        leagues = all_leagues(session)
+    names = bot_names(entrants_of(session, [league.id for league in leagues]))
     played: list[ScoredSet] = []
     for league in leagues:
         policy = league_policy(league.settings or {})
-        query = select(Match).where(Match.league_id == league.id,
-                                    Match.status == MatchStatus.DONE).order_by(Match.position)
-        if game is not None:
-            query = query.where(Match.game_id == game)
-        matches = list(session.scalars(query))
-        records = _records(session, [match.id for match in matches])
+        matches = done_matches(session, league.id, game)
+        records = stored_records(session, [match.id for match in matches])
         for match in matches:
             played.append(ScoredSet(match.id, scheduled(match, names),
                                     rebuild_result(match, records.get(match.id, []), names),
                                     policy))
     session.commit()
     return played, names
-
-
-def _records(session: Session, match_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """The stored deal records of some matches, each match's in deal order."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for start in range(0, len(match_ids), 500):
-        chunk = match_ids[start:start + 500]
-        for row in session.scalars(select(MatchRecordRow).where(
-                MatchRecordRow.match_id.in_(chunk)).order_by(MatchRecordRow.match_id,
-                                                             MatchRecordRow.deal)):
-            found.setdefault(row.match_id, []).append(row.record)
-    return found
 
 
 def rebuild_result(match: Match, records: Sequence[dict[str, Any]],
@@ -337,10 +307,7 @@ def _deal(data: dict[str, Any]) -> DealResult:
 def standings(session: Session, league_id: int, names: dict[int, str]
               ) -> dict[str, list[tuple[str, float]]]:
     """Per game, each bot's mean return per deal over the done matches, best first."""
-    rows = session.execute(select(Match.game_id, SeatResult.bot_version_id,
-                                  SeatResult.total_return, SeatResult.returns).join(
-        SeatResult, SeatResult.match_id == Match.id).where(
-        Match.league_id == league_id, Match.status == MatchStatus.DONE)).all()
+    rows = league_returns(session, league_id)
     session.commit()
     sums: dict[str, dict[int, list[float]]] = {}
     for game, version, total, returns in rows:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.match.privacy import entrant_seats, withhold_logs
-from arena.store import Bot, BotVersion, Match, MatchRecordRow, Store
+from arena.store import Match, Store
+from arena.store.bots import owned_version_ids
+from arena.store.matches import record_rows
 
 Viewer = int | None
 """The user who asks (its id), or None for nobody signed in."""
@@ -26,8 +27,7 @@ def owned_versions(session: Session, viewer: Viewer) -> frozenset[int]:
     """The ids of every version of the viewer's bots."""
     if viewer is None:
         return frozenset()
-    return frozenset(session.scalars(select(BotVersion.id).join(Bot).where(
-        Bot.owner_id == viewer)))
+    return owned_version_ids(session, viewer)
 
 
 def owned_entrants(session: Session, match: Match, viewer: Viewer) -> frozenset[int]:
@@ -41,8 +41,7 @@ def viewable_records(session: Session, match: Match, viewer: Viewer) -> list[dic
     """Every deal record of a match, in deal order, with the logs of the seats the viewer's
     bots did not hold withheld."""
     mine = owned_entrants(session, match, viewer)
-    rows = session.scalars(select(MatchRecordRow).where(
-        MatchRecordRow.match_id == match.id).order_by(MatchRecordRow.deal))
+    rows = record_rows(session, match.id)
     return [withhold_logs(row.record, entrant_seats(row.record, mine)) for row in rows]
 
 

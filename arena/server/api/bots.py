@@ -11,15 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.sandbox.images import image_tag
 from arena.server.api.auth import Caller
 from arena.server.api.errors import ApiError, denied, invalid, not_found
-from arena.store import Bot, BotKind, BotVersion, LeagueEntrant, Store, ensure_bot_version
+from arena.store import Bot, BotKind, Store, ensure_bot_version
 from arena.store.accounts import check_name
+from arena.store.bots import (
+    add_bot,
+    bot_named,
+    delete_bot,
+    in_a_league,
+    uploaded_bots,
+)
 
 UPLOADS = "uploads"
 """The folder of the data directory that keeps the unpacked uploads."""
@@ -61,7 +66,7 @@ class Submitted:
 
 def find_bot(session: Session, name: str) -> Bot:
     """The bot of that name, or NOT_FOUND."""
-    bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+    bot = bot_named(session, name)
     if bot is None:
         raise not_found(f"no bot named {name!r} (arena remote bots lists them)")
     return bot
@@ -104,7 +109,7 @@ class BotCatalog:
                            f"the archive has {len(archive)} bytes, over the limit of "
                            f"{limits.archive_bytes}")
         with self.store.session() as session:
-            bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+            bot = bot_named(session, name)
             if bot is not None and bot.owner_id != caller.id:
                 raise denied(f"the bot name {name!r} belongs to another user; choose another")
             number = len(bot.versions) + 1 if bot is not None else 1
@@ -138,13 +143,8 @@ class BotCatalog:
     def _record(self, caller: Caller, name: str, version: str, image: Any) -> Submitted:
         """Store the built image as a version of the caller's bot (creating the bot)."""
         with self.store.session() as session:
-            bot = session.scalars(select(Bot).where(Bot.name == name)).one_or_none()
+            bot = add_bot(session, name, caller.id)
             if bot is None:
-                try:
-                    with session.begin_nested():
-                        session.add(Bot(name=name, owner_id=caller.id))
-                except IntegrityError:
-                    pass
                 bot = find_bot(session, name)
             if bot.owner_id != caller.id:
                 raise denied(f"the bot name {name!r} belongs to another user; choose another")
@@ -158,10 +158,7 @@ class BotCatalog:
         """Every uploaded bot (or the caller's), by name, versions loaded."""
         session = self.store.session()
         with session:
-            query = select(Bot).where(Bot.owner_id.is_not(None)).order_by(Bot.name)
-            if mine:
-                query = query.where(Bot.owner_id == caller.id)
-            found = list(session.scalars(query))
+            found = uploaded_bots(session, caller.id if mine else None)
             for bot in found:
                 _ = bot.owner, list(bot.versions)
             session.expunge_all()
@@ -171,16 +168,12 @@ class BotCatalog:
         """Delete one of the caller's bots that no league uses; the images removed."""
         with self.store.session() as session:
             bot = owned_bot(session, caller, name)
-            used = session.scalars(select(LeagueEntrant.id).join(BotVersion).where(
-                BotVersion.bot_id == bot.id)).first()
-            if used is not None:
+            if in_a_league(session, bot.id):
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
                                f"the bot {name!r} plays in a league, whose results need it; "
                                "it cannot be deleted")
             images = [version.image_ref for version in bot.versions if version.image_ref]
-            for version in bot.versions:
-                session.delete(version)
-            session.delete(bot)
+            delete_bot(session, bot)
             session.commit()
         shutil.rmtree(self.data_dir / UPLOADS / caller.name / name, ignore_errors=True)
         return [ref for ref in images if remove_image(ref)]

@@ -8,7 +8,6 @@ import time
 from collections.abc import Sequence
 
 import grpc
-from sqlalchemy import select
 
 from arena.league.create import (
     ALL_GAMES,
@@ -26,6 +25,7 @@ from arena.policies import policy_names
 from arena.server.api.bots import find_bot
 from arena.server.api.errors import ApiError, invalid
 from arena.store import BotKind, Match, Store
+from arena.store.matches import league_matches
 
 LOG = logging.getLogger("arena.server.api")
 
@@ -103,8 +103,7 @@ class LeagueRunner:
         """The league's matches in schedule order, and its bots' display names."""
         with self.store.session() as session:
             league = find_league(session, name)
-            rows = list(session.scalars(select(Match).where(Match.league_id == league.id)
-                                        .order_by(Match.position)))
+            rows = league_matches(session, league.id)
             return rows, league_bots(session, league)
 
     def running(self, name: str) -> bool:

@@ -3,12 +3,12 @@ its owner may see them (``arena.server.records``)."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.api.watch import plain_record
 from arena.server.records import Viewer, viewable_records
-from arena.store import BotVersion, League, Match, SeatResult, Store
+from arena.store import Store
+from arena.store.bots import version_ids_of
+from arena.store.matches import matches_played_by
 
 DEFAULT_LIMIT = 50
 """Log entries returned when the request sets no limit."""
@@ -21,13 +21,8 @@ def bot_logs(store: Store, viewer: Viewer, bot_id: int, league: str | None,
     limit = limit or DEFAULT_LIMIT
     entries: list[pb.BotLogEntry] = []
     with store.session() as session:
-        versions = set(session.scalars(select(BotVersion.id).where(BotVersion.bot_id == bot_id)))
-        played = select(SeatResult.match_id).where(SeatResult.bot_version_id.in_(versions))
-        query = (select(Match).where(Match.id.in_(played))
-                 .order_by(Match.finished_at.desc(), Match.id))
-        if league:
-            query = query.join(League, League.id == Match.league_id).where(League.name == league)
-        for match in session.scalars(query):
+        versions = version_ids_of(session, bot_id)
+        for match in matches_played_by(session, versions, league):
             mine = {index for index, version in enumerate(match.entrants) if version in versions}
             for deal, data in enumerate(viewable_records(session, match, viewer)):
                 record = plain_record(data)

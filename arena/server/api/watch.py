@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-
 from arena.games import Event, Game, State, load_game
 from arena.games.api import ALL_SEATS
 from arena.games.cards import HIDDEN
@@ -27,8 +25,10 @@ from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.api.convert import match_info
 from arena.server.api.errors import not_found
 from arena.server.records import match_records
-from arena.store import BotVersion, Match, MatchStatus, SeatResult, Store
-from arena.store.models import LiveDeal
+from arena.store import Match, MatchStatus, Store
+from arena.store.bots import versions_by_id
+from arena.store.live import live_deals
+from arena.store.results import seat_results
 
 POLL_S = 0.25
 """How often a watcher looks again at a match that is not over."""
@@ -49,9 +49,7 @@ def find_match(store: Store, match_id: str) -> Match:
 def entrant_names(store: Store, entrants: Sequence[int]) -> dict[int, str]:
     """The display names of a match's bot versions."""
     with store.session() as session:
-        versions = session.scalars(select(BotVersion).where(
-            BotVersion.id.in_(set(entrants)))).all()
-        return bot_names(versions)
+        return bot_names(versions_by_id(session, entrants).values())
 
 
 def deal_records(store: Store, match_id: str) -> list[dict[str, Any]]:
@@ -63,8 +61,7 @@ def deal_records(store: Store, match_id: str) -> list[dict[str, Any]]:
 def live_actions(store: Store, match_id: str) -> dict[int, list[int]]:
     """The actions so far of each deal in play, by deal."""
     with store.session() as session:
-        return {row.deal: list(row.actions) for row in session.scalars(
-            select(LiveDeal).where(LiveDeal.match_id == match_id))}
+        return live_deals(session, match_id)
 
 
 def plain_record(data: dict[str, Any]) -> MatchRecord:
@@ -169,8 +166,7 @@ class Watcher:
         """How the finished (or void) match ended."""
         match = self.match
         with self.store.session() as session:
-            results = session.scalars(select(SeatResult).where(
-                SeatResult.match_id == match.id).order_by(SeatResult.seat)).all()
+            results = seat_results(session, match.id)
         done = match.status is MatchStatus.DONE
         return pb.MatchOutcome(
             state=pb.MATCH_STATE_DONE if done else pb.MATCH_STATE_VOID,

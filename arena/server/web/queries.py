@@ -14,8 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from arena.league.boards import leaderboards
 from arena.league.compare import (
@@ -45,15 +44,16 @@ from arena.league.status import (
 )
 from arena.server.records import Viewer, viewable_records
 from arena.store import (
-    Bot,
     BotVersion,
     League,
-    LeagueEntrant,
     Match,
     MatchStatus,
-    SeatResult,
     Store,
 )
+from arena.store.bots import bot_named, version_owners, versions_with_bots
+from arena.store.leagues import entered_versions, league_names, leagues_entered
+from arena.store.matches import done_version, league_matches
+from arena.store.results import recent_returns, seat_results
 
 BOT_MATCHES = 50
 """How many of a bot's latest matches its page lists."""
@@ -176,12 +176,7 @@ class Queries:
     def _version(self, session: Session, league_id: int | None = None
                  ) -> tuple[int, datetime | None]:
         """The count of done matches and the latest finish: what the caches key on."""
-        query = select(func.count(), func.max(Match.finished_at)).where(
-            Match.status == MatchStatus.DONE)
-        if league_id is not None:
-            query = query.where(Match.league_id == league_id)
-        count, latest = session.execute(query).one()
-        return int(count), latest
+        return done_version(session, league_id)
 
     def boards(self) -> Boards:
         """The leaderboards of every finished match, rebuilt when a match has finished."""
@@ -194,8 +189,7 @@ class Queries:
             with self.store.session() as session:
                 scored, _ = scored_sets(session)
                 played = [(entry.match, entry.result) for entry in scored]
-                versions = session.scalars(select(BotVersion).join(LeagueEntrant).options(
-                    selectinload(BotVersion.bot))).unique().all()
+                versions = entered_versions(session)
                 names = {display: version.bot.name
                          for version_id, display in bot_names(versions).items()
                          for version in versions if version.id == version_id}
@@ -213,20 +207,12 @@ class Queries:
     def bot(self, name: str) -> BotPage:
         """A bot's page data, or ``NotFound``."""
         with self.store.session() as session:
-            bot = session.scalars(select(Bot).where(Bot.name == name).options(
-                selectinload(Bot.versions))).one_or_none()
+            bot = bot_named(session, name, with_versions=True)
             if bot is None:
                 raise NotFound(f"no bot named {name!r}")
             versions = list(bot.versions)
-            leagues = list(session.scalars(select(League.name).join(LeagueEntrant).where(
-                LeagueEntrant.bot_version_id.in_([v.id for v in versions])).order_by(
-                League.id)).unique())
-            matches = [(match_id, game, total) for match_id, game, total in session.execute(
-                select(Match.id, Match.game_id, SeatResult.total_return).join(
-                    SeatResult, SeatResult.match_id == Match.id).where(
-                    SeatResult.bot_version_id.in_([v.id for v in versions]),
-                    Match.status == MatchStatus.DONE).order_by(
-                    Match.finished_at.desc(), Match.id).limit(BOT_MATCHES))]
+            leagues = leagues_entered(session, [v.id for v in versions])
+            matches = recent_returns(session, [v.id for v in versions], BOT_MATCHES)
         boards = self.boards()
         display = [shown for shown, owner in boards.bots.items() if owner == name]
         mine = set(display)
@@ -250,7 +236,7 @@ class Queries:
     def leagues(self) -> list[LeagueStatus]:
         """Every league's status, oldest first."""
         with self.store.session() as session:
-            names = session.scalars(select(League.name).order_by(League.id)).all()
+            names = league_names(session)
             return [league_status(session, name) for name in names]
 
     def league(self, name: str) -> LeaguePage:
@@ -259,10 +245,8 @@ class Queries:
             league = _league(session, name)
             status = league_status(session, name)
             names = league_bots(session, league)
-            owners = dict(session.execute(select(BotVersion.id, Bot.name).join(Bot).where(
-                BotVersion.id.in_(list(names)))).all())
-            rows = session.scalars(select(Match).where(Match.league_id == league.id)
-                                   .order_by(Match.position)).all()
+            owners = version_owners(session, names)
+            rows = league_matches(session, league.id)
             matches = [MatchRow(id=row.id, game=row.game_id, status=row.status.value,
                                 seats=tuple(names.get(e, str(e)) for e in row.entrants),
                                 attempts=row.attempts, last_error=row.last_error or "")
@@ -309,13 +293,10 @@ class Queries:
             if match is None:
                 raise NotFound(f"no match {match_id!r}")
             league = session.get(League, match.league_id)
-            versions = session.scalars(select(BotVersion).where(
-                BotVersion.id.in_(list(match.entrants))).options(
-                selectinload(BotVersion.bot))).all()
+            versions = versions_with_bots(session, match.entrants)
             names = league_bots(session, league) if league is not None else {}
             owners = {version.id: version.bot.name for version in versions}
-            results = {row.seat: row for row in session.scalars(select(SeatResult).where(
-                SeatResult.match_id == match.id))}
+            results = {row.seat: row for row in seat_results(session, match.id)}
             lines = []
             for entrant, version in enumerate(match.entrants):
                 row = results.get(entrant)

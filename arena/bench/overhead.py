@@ -25,7 +25,7 @@ from arena.games import Game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate_async
 from arena.protocol import read_answer, wire_action
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 
 
 def random_script(game: Game, seed: int) -> list[int]:

@@ -34,8 +34,8 @@ from arena.agents.process import MAX_MESSAGE_BYTES, channel_options, listening_o
 from arena.agents.stream import PLAY_METHOD
 from arena.bench.errors import BenchError
 from arena.bench.overhead import DealMessages
-from arena.protocol.v1 import agent_pb2 as pb
-from arena.protocol.v1 import agent_pb2_grpc
+from arena.protocol.schema import agent as pb
+from arena.protocol.schema import agent_grpc
 from arena.sandbox.lifeline import pdeathsig_preexec
 
 REPLY = pb.PlayResponse(decision=pb.Decision(request_id=1, action_id=1))
@@ -45,7 +45,7 @@ STOP_GRACE_S = 2.0
 """Seconds the server gets to exit after SIGTERM before SIGKILL."""
 
 
-class PingPongServicer(agent_pb2_grpc.AgentServiceServicer):
+class PingPongServicer(agent_grpc.AgentServiceServicer):
     """Answers every PlayRequest of a stream with ``REPLY``, doing nothing else."""
 
     def Play(self, request_iterator: Iterator[pb.PlayRequest],
@@ -58,7 +58,7 @@ class PingPongServicer(agent_pb2_grpc.AgentServiceServicer):
 def serve(address: str) -> None:
     """Serve the ping-pong service at ``address`` until SIGTERM or SIGINT."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    agent_pb2_grpc.add_AgentServiceServicer_to_server(PingPongServicer(), server)
+    agent_grpc.add_AgentServiceServicer_to_server(PingPongServicer(), server)
     if server.add_insecure_port(address) == 0:
         sys.exit(f"error: cannot listen on {address}")
     stopping = threading.Event()

@@ -11,8 +11,8 @@ from typing import Any
 
 import grpc
 
-from arena.protocol.v1 import arena_pb2 as pb
-from arena.protocol.v1 import arena_pb2_grpc as pb_grpc
+from arena.protocol.schema import platform as pb
+from arena.protocol.schema import platform_grpc as pb_grpc
 
 MAX_MESSAGE_BYTES = 22 * 2**20
 """The largest message sent or received (the service's archive cap plus room)."""

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import grpc
 
 from arena.protocol import rawserver
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 
 MODES = ("unsolicited", "metadata", "trailers", "details", "compressed", "output")
 LARGE_ENTRIES = [(f"x-flood-{index}", "v" * 8000) for index in range(256)]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 import grpc
 
 from arena.protocol import rawserver
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 
 FOLDER = "/run/cardarena"
 ADDRESS = f"unix:{FOLDER}/agent.sock"

@@ -9,7 +9,7 @@ from typing import Any
 from arena.league.forfeits import FaultCount
 from arena.league.ratings import Rating
 from arena.league.status import LeagueStatus
-from arena.protocol.v1 import arena_pb2 as pb
+from arena.protocol.schema import platform as pb
 from arena.store import Bot, BotVersion, Match, MatchStatus
 
 MATCH_STATES = {

@@ -3,7 +3,7 @@ its owner may see them (``arena.server.records``)."""
 
 from __future__ import annotations
 
-from arena.protocol.v1 import arena_pb2 as pb
+from arena.protocol.schema import platform as pb
 from arena.server.api.watch import plain_record
 from arena.server.records import Viewer, viewable_records
 from arena.store import Store

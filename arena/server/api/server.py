@@ -8,7 +8,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.protocol.v1 import arena_pb2_grpc as pb_grpc
+from arena.protocol.schema import platform_grpc as pb_grpc
 from arena.server.api.bots import Uploads
 from arena.server.api.service import ArenaServicer
 from arena.store import Store

@@ -11,8 +11,8 @@ import grpc
 from arena.games import get_spec
 from arena.league.boards import leaderboards
 from arena.league.status import faults_by_bot
-from arena.protocol.v1 import arena_pb2 as pb
-from arena.protocol.v1 import arena_pb2_grpc as pb_grpc
+from arena.protocol.schema import platform as pb
+from arena.protocol.schema import platform_grpc as pb_grpc
 from arena.server.api import convert
 from arena.server.api.auth import Caller, authenticate
 from arena.server.api.bots import BotCatalog, Uploads, find_bot, owned_bot

@@ -21,7 +21,7 @@ from arena.games.cards import HIDDEN
 from arena.league.status import bot_names
 from arena.match import MatchRecord
 from arena.match.timeline import match_steps
-from arena.protocol.v1 import arena_pb2 as pb
+from arena.protocol.schema import platform as pb
 from arena.server.api.convert import match_info
 from arena.server.api.errors import not_found
 from arena.server.records import match_records

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from arena.games import ActionKind, EventKind, Observation
 from arena.protocol import PROTOCOL_VERSION, engine_action, wire_action
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 from cardarena_sdk.address import ENV_VAR, AddressError, resolve_address
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.cards import HIDDEN, CardInfo, DeckInfo, card_name, rank_of, suit_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games import ActionKind
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 
 KindLike = ActionKind | int | str
 """An action kind: ``ActionKind.PLAY``, its number, or a name ("PLAY", "capture")."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 from arena.protocol.wire import varint
 
 MAX_DEBUG_BYTES = 1024

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 from cardarena_sdk.match import MatchInfo
 from cardarena_sdk.request import Request
 

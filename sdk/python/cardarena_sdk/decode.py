@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from arena.games import Event, Observation
 from arena.protocol import event_from_message
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 
 
 class ObservationDecoder:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from arena.games import Game
 from arena.protocol import game_from_match_start
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 from cardarena_sdk.cards import DeckInfo
 
 ParamValue = bool | int | str

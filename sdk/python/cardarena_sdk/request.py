@@ -6,7 +6,7 @@ from random import Random
 
 from arena.games import Observation
 from arena.protocol import engine_action, wire_action
-from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.schema import agent as pb
 from cardarena_sdk import actions as _actions
 from cardarena_sdk.actions import KindLike
 from cardarena_sdk.decode import ObservationDecoder

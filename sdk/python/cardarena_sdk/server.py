@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 import grpc
 
 from arena.protocol import PROTOCOL_VERSION
-from arena.protocol.v1 import agent_pb2 as pb
-from arena.protocol.v1 import agent_pb2_grpc
+from arena.protocol.schema import agent as pb
+from arena.protocol.schema import agent_grpc
 from cardarena_sdk.address import (
     AddressError,
     open_socket,
@@ -157,7 +157,7 @@ class _Stream:
             self.crash(exc, "on_match_end")
 
 
-class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
+class AgentServicer(agent_grpc.AgentServiceServicer):
     """Plays each Play stream with a fresh Bot from the factory."""
 
     def __init__(self, source: BotSource) -> None:

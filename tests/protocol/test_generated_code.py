@@ -43,11 +43,14 @@ def test_staleness_check_notices_a_change(name: str) -> None:
 
 
 def test_grpcio_packages_are_pinned_to_one_version() -> None:
-    """grpcio, grpcio-tools and any other grpcio-* requirement name the same exact version."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    requirements = list(project["dependencies"])
-    for extra in project["optional-dependencies"].values():
-        requirements += extra
+    """grpcio, grpcio-tools and any other grpcio-* requirement of the platform and the engine
+    distributions name the same exact version."""
+    requirements: list[str] = []
+    for pyproject in (ROOT / "pyproject.toml", ROOT / "engine" / "pyproject.toml"):
+        project = tomllib.loads(pyproject.read_text())["project"]
+        requirements += project["dependencies"]
+        for extra in project.get("optional-dependencies", {}).values():
+            requirements += extra
     pins = {}
     for requirement in requirements:
         match = re.fullmatch(r"(grpcio(?:-[a-z-]+)?)\s*(.*)", requirement)

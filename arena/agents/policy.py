@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena.agents.base import Agent, DealSetup, Reply, Turn
+from arena.agents.conversation import judged_reply
 from arena.policies import Policy, make_policy
+from arena.protocol import Answer, wire_action
 
 
 class PolicyAgent(Agent):
@@ -32,8 +34,12 @@ class PolicyAgent(Agent):
         self._policy = make_policy(self.policy_name, setup.game, setup.seat, setup.seed)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply:
-        """The policy's action for the turn's observation."""
+        """The policy's action for the turn's observation; one that is not legal is judged as
+        a bot's answer would be (a strike, like any seat's)."""
         if self._policy is None:
             raise RuntimeError(f"policy agent {self.policy_name!r} asked to decide before open")
         action = self._policy.act(turn.observation())
-        return Reply(action)
+        if action in turn.state.legal_actions():
+            return Reply(action)
+        wire_id = wire_action(action) if action >= 0 else 0  # 0: unset, never an action
+        return judged_reply(turn, Answer(turn.request_id, wire_id))

@@ -15,7 +15,7 @@ from arena.cli import app
 from arena.cli.play import seat_option_order
 from arena.match import MatchRecord, replay
 from arena.match.results import read_records
-from tests.interrupts import arena_play, wait_while_running
+from tests.interrupts import arena_play, output_of, wait_while_running
 
 runner = CliRunner()
 
@@ -146,7 +146,7 @@ def test_sigterm_stops_the_bots_before_the_arena_ends(tmp_path: Path, temp_root:
     with arena_play("briscola", "--bot", str(bot), "--policy", "random",
                     temp_root=temp_root) as process:
         wait_while_running(process, pid_file.exists)
-        assert pid_file.exists(), "the bot did not start"
+        assert pid_file.exists(), f"the bot did not start; {output_of(process)}"
         bot_pid = int(pid_file.read_text(encoding="utf-8"))
         process.send_signal(signal.SIGTERM)
         process.wait(60)

@@ -25,7 +25,7 @@ from arena.games import load_game
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate, run_duplicate_async
 from arena.reasons import Reason
-from tests.interrupts import ARENA, arena_play, wait_while_running
+from tests.interrupts import ARENA, arena_play, output_of, wait_while_running
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -116,7 +116,8 @@ def test_sigterm_during_a_set_stops_every_rotations_instance(tmp_path: Path,
                     temp_root=temp_root) as process:
         wait_while_running(process, lambda: len(processes_in(folder)) >= 4
                            and len(list(temp_root.iterdir())) >= 4)
-        assert len(processes_in(folder)) == 4, "an instance per seat and rotation"
+        assert len(processes_in(folder)) == 4, (
+                f"an instance per seat and rotation; {output_of(process)}")
         process.send_signal(signal.SIGTERM)
         process.wait(60)
     assert process.returncode == -signal.SIGTERM

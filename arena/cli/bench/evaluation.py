@@ -6,14 +6,13 @@ from collections import Counter
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from arena.bench.errors import BenchError
 from arena.bench.evaluation import reason_text, run_evaluation_bench
 from arena.bench.stats import goal_mark
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 from arena.games import GameError
 
 
@@ -24,8 +23,7 @@ def _number(value: float | None, pattern: str = "{:.3g}") -> str:
 
 def render_table(report: dict[str, Any]) -> Table:
     """One row per game and pair: variances, deals needed, their ratio and the goal."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left",
-                  title="What duplicate buys: deals needed to separate a pair at 95%")
+    table = report_table(title="What duplicate buys: deals needed to separate a pair at 95%")
     for name, justify in (("game", "left"), ("pair", "left"), ("mean", "right"),
                           ("var plain", "right"), ("var dup", "right"),
                           ("deals plain", "right"), ("deals dup", "right"),

@@ -6,23 +6,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from arena.bench.errors import BenchError
 from arena.bench.languages import DEFAULT_DEALS, run_languages_bench
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table, one row per bot."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left",
-                  title="One strategy in several languages: decision round trips (µs)",
-                  caption=(f"games {', '.join(report['games'])}, {report['deals']} duplicate "
-                           f"deals each against the {report['opponent']} policy; one bot "
-                           f"process per bot, Unix socket; ratio: p50 / {report['reference']}'s "
-                           "p50; same moves: every match identical to the reference bot's"))
+    table = report_table(
+        title="One strategy in several languages: decision round trips (µs)",
+        caption=(f"games {', '.join(report['games'])}, {report['deals']} duplicate "
+                 f"deals each against the {report['opponent']} policy; one bot "
+                 f"process per bot, Unix socket; ratio: p50 / {report['reference']}'s "
+                 "p50; same moves: every match identical to the reference bot's"))
     for column in ("bot", "language", "decisions", "p50", "p95", "p99", "mean", "ratio",
                    "same moves"):
         table.add_column(column, justify="left" if column in ("bot", "language") else "right")

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -23,15 +22,14 @@ from arena.bench.league import (
 )
 from arena.bench.stats import goal_mark
 from arena.bots import BotConfigError
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table: figure, value, goal and verdict."""
     bots = " vs ".join(bot["name"] for bot in report["bots"])
     ceiling = report["ceiling"]
-    table = Table(
-        box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left",
+    table = report_table(
         title=f"League: {bots}, {report['game']} with {report['players']} seats, "
               f"{report['matches']} duplicate sets, {report['workers']} workers",
         caption=(f"ceiling: {ceiling['matches']} sets at once with bots started beforehand, "

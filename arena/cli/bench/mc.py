@@ -6,24 +6,20 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from arena.bench.errors import BenchError
 from arena.bench.mc import DEFAULT_DEALS, SAMPLE_MC, run_mc_bench
 from arena.bench.stats import goal_mark
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 
 
 def render_table(report: dict[str, Any]) -> Table:
     """The report as a rich table: figure, value, goal and verdict."""
     bot = report["bot"]
     name = bot["name"]
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption_justify="left",
+    table = report_table(
         title=f"{name} against {report['opponent']}: {report['game']} with "
               f"{report['players']} seats, {report['deals']} duplicate deals",
         caption=(f"bot: {name} {bot['version']} as a process; {report['opponent']}: the "

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -24,6 +25,12 @@ def status(console: Console) -> Iterator[Progress]:
     """A transient status line on stderr, updated through the yielded callback."""
     with console.status("measuring") as line:
         yield lambda text: line.update(f"measuring: {text}")
+
+
+def report_table(**options: Any) -> Table:
+    """A table in the benches' shared style (a simple head, no edge padding, the caption on the
+    left), with ``options`` (title, caption) given to rich."""
+    return Table(box=box.SIMPLE_HEAD, pad_edge=False, caption_justify="left", **options)
 
 
 def print_report(report: dict[str, Any], as_json: bool, table: Table) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -24,7 +23,7 @@ from arena.bench.protocol import (
     run_protocol_bench,
 )
 from arena.bench.stats import goal_mark
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 
 
 def render_table(report: dict[str, Any]) -> Table:
@@ -32,10 +31,7 @@ def render_table(report: dict[str, Any]) -> Table:
     bot = report["bot"]
     sizes = report["request_bytes"]
     trips = report["round_trips"]
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption_justify="left",
+    table = report_table(
         title=f"Protocol: a decision's round trip to a bot process, {report['game']} with "
               f"{report['players']} seats",
         caption=(f"bot: {bot['name']} {bot['version']} at every seat, a process over a Unix "

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -17,7 +16,7 @@ from arena.bench.sandbox import (
     run_sandbox_bench,
 )
 from arena.bench.stats import goal_mark
-from arena.cli.bench.output import fail, print_report, status
+from arena.cli.bench.output import fail, print_report, report_table, status
 
 
 def render_table(report: dict[str, Any]) -> Table:
@@ -25,10 +24,7 @@ def render_table(report: dict[str, Any]) -> Table:
     image = report["image"]
     trips = report["round_trips"]
     allowed = report["allow_unenforced"]
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption_justify="left",
+    table = report_table(
         title=f"Sandbox: the {report['bot']['name']} bot in a hardened container, "
               f"{report['game']} with {report['players']} seats",
         caption=(f"image {image['ref']} ({image['image_id'][:19]}); cold start: from "

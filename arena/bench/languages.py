@@ -21,7 +21,6 @@ from typing import Any
 from arena.agents import PolicySeat
 from arena.bench.errors import BenchError
 from arena.bench.launched import launched_bots
-from arena.bench.mc import bot_times
 from arena.bench.protocol import ROOT, STARTUP_S, Progress, temp_root
 from arena.bench.stats import percentile
 from arena.bots import BotManifest, ensure_built
@@ -51,9 +50,10 @@ def default_bots() -> list[Path]:
     return [path for path in SAMPLE_PORTS if (path / "bot.toml").is_file()]
 
 
-async def _play_bot(manifest: BotManifest, deals: int,
-                    progress: Progress) -> dict[str, list[DuplicateResult]]:
-    """Every game's duplicate sets for one bot, started once."""
+async def _play_bot(manifest: BotManifest, deals: int, progress: Progress
+                    ) -> tuple[dict[str, list[DuplicateResult]], list[int]]:
+    """Every game's duplicate sets for one bot, started once, and the round trips (µs) of its
+    decisions (the runner's wait for each answer)."""
     results: dict[str, list[DuplicateResult]] = {}
     with temp_root() as root:
         async with launched_bots(manifest, root, 1, STARTUP_S, rotations=2) as (bot,):
@@ -69,7 +69,7 @@ async def _play_bot(manifest: BotManifest, deals: int,
                         raise BenchError(f"{manifest.name}: {game_id} deal {deal}: "
                                          f"{'; '.join(problems) or 'void'}")
                     sets.append(result)
-    return results
+            return results, bot.trips
 
 
 def _moves(results: dict[str, list[DuplicateResult]]) -> list[tuple[int, ...]]:
@@ -113,9 +113,7 @@ def run_languages_bench(bots: Sequence[Path] | None = None, deals: int = DEFAULT
         manifest = BotManifest.load(path)
         say(f"building {manifest.name}")
         ensure_built(manifest, progress=say)
-        results = asyncio.run(_play_bot(manifest, deals, say))
-        times = [us for game_id, seats in GAMES for result in results[game_id]
-                 for us in bot_times(load_game(game_id, seats), result)]
+        results, times = asyncio.run(_play_bot(manifest, deals, say))
         moves = _moves(results)
         if reference is None:
             reference, difference = moves, None

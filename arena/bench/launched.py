@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,43 +28,51 @@ OUTPUT_TAIL = 2000
 
 
 class LentAgent(Agent):
-    """A launched bot as one run sees it: launch and shutdown are the benchmark's business."""
+    """A launched agent as one run sees it: launch and shutdown are the benchmark's business;
+    the runner's wait for each answer goes to ``trips`` (µs)."""
 
-    remote = True
-
-    def __init__(self, bot: LocalProcessAgent) -> None:
-        """Lend ``bot`` (already launched)."""
-        self.bot = bot
-        self.timed = bot.timed
+    def __init__(self, agent: Agent, trips: list[int]) -> None:
+        """Lend ``agent`` (already launched)."""
+        self.agent = agent
+        self.trips = trips
+        self.remote = agent.remote
+        self.timed = agent.timed
 
     @property
     def label(self) -> str:
-        """The bot's name."""
-        return self.bot.label
+        """The agent's name."""
+        return self.agent.label
 
     def describe(self) -> dict[str, Any]:
-        """The bot's description."""
-        return self.bot.describe()
+        """The agent's description."""
+        return self.agent.describe()
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Open the deal with the bot."""
-        await self.bot.open(setup, ready_s)
+        """Open the deal."""
+        await self.agent.open(setup, ready_s)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """The bot's answer."""
-        return await self.bot.decide(turn, timeout_s)
+        """The agent's answer, its round trip noted."""
+        start = time.perf_counter_ns()
+        reply = await self.agent.decide(turn, timeout_s)
+        self.trips.append((time.perf_counter_ns() - start) // 1000)
+        return reply
 
     async def close(self, end: DealEnd) -> None:
-        """Close the deal with the bot."""
-        await self.bot.close(end)
+        """Close the deal."""
+        await self.agent.close(end)
 
 
 class LaunchedSeat:
     """A seat spec for launched instances of one bot, lent in turn to any number of runs."""
 
-    def __init__(self, bots: Sequence[LocalProcessAgent]) -> None:
-        """Seat ``bots`` (already launched; at least one per rotation of a set)."""
+    def __init__(self, bots: Sequence[LocalProcessAgent], trips: list[int] | None = None
+                 ) -> None:
+        """Seat ``bots`` (already launched; at least one per rotation of a set); the round
+        trips of their decisions go to ``trips`` (a list of the seat's own by default)."""
         self.bots = list(bots)
+        self.trips: list[int] = [] if trips is None else trips
+        """The round trips (µs) of every decision of the lent agents, in order."""
         self._lent = 0
 
     @property
@@ -84,7 +93,7 @@ class LaunchedSeat:
         """The next launched instance, lent to one rotation of a run."""
         bot = self.bots[self._lent % len(self.bots)]
         self._lent += 1
-        return LentAgent(bot)
+        return LentAgent(bot, self.trips)
 
     @property
     def address(self) -> str:

@@ -53,8 +53,7 @@ from typing import Any, NamedTuple
 
 import grpc
 
-from arena.agents import Reply, Turn
-from arena.bench.launched import LaunchedSeat, LentAgent, launched_bots
+from arena.bench.launched import LaunchedSeat, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
 from arena.bench.stats import percentile
@@ -140,38 +139,9 @@ def _round_trips(values: Sequence[float], prefix: str = "") -> dict[str, float]:
             f"{prefix}p99_us": round(percentile(values, 99), 1)}
 
 
-class _TimedAgent(LentAgent):
-    """A lent bot whose round trips (the time the runner waits for each answer) are kept."""
-
-    def __init__(self, seat: LentAgent, trips: list[int]) -> None:
-        """Lend the seat's bot; round trips go to ``trips`` (µs)."""
-        super().__init__(seat.bot)
-        self.trips = trips
-
-    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """The bot's answer, its round trip noted."""
-        start = time.perf_counter_ns()
-        reply = await self.bot.decide(turn, timeout_s)
-        self.trips.append((time.perf_counter_ns() - start) // 1000)
-        return reply
-
-
-class _TimedSeat(LaunchedSeat):
-    """Launched instances of a bot whose agents keep their round trips."""
-
-    def __init__(self, seat: LaunchedSeat, trips: list[int]) -> None:
-        """The same instances as ``seat``; round trips go to ``trips``."""
-        super().__init__(seat.bots)
-        self.trips = trips
-
-    def create_agent(self) -> _TimedAgent:
-        """The next instance, its round trips kept."""
-        return _TimedAgent(super().create_agent(), self.trips)
-
-
 def _timed(seats: Sequence[LaunchedSeat], trips: list[int]) -> list[LaunchedSeat]:
     """The seats with their round trips kept in ``trips``."""
-    return [_TimedSeat(seat, trips) for seat in seats]
+    return [LaunchedSeat(seat.bots, trips) for seat in seats]
 
 
 class _Latency:

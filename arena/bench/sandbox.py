@@ -45,6 +45,7 @@ from arena.agents import (
 )
 from arena.agents.sources import docker_seat, require_limits
 from arena.bench.errors import BenchError
+from arena.bench.launched import LentAgent
 from arena.bench.overhead import check_clean
 from arena.bench.protocol import (
     SAMPLE_RANDOM,
@@ -71,42 +72,6 @@ DEFAULT_DECISIONS = 800
 
 STARTUP_S = 60.0
 """How long a container or a process may take to listen (the machine may be busy)."""
-
-
-class LentAgent(Agent):
-    """A launched agent as one run sees it: launch and shutdown are the benchmark's business;
-    the runner's wait for each answer goes to ``trips`` (µs)."""
-
-    def __init__(self, agent: Agent, trips: list[int]) -> None:
-        """Lend ``agent`` (already launched)."""
-        self.agent = agent
-        self.trips = trips
-        self.remote = agent.remote
-        self.timed = agent.timed
-
-    @property
-    def label(self) -> str:
-        """The agent's name."""
-        return self.agent.label
-
-    def describe(self) -> dict[str, Any]:
-        """The agent's description."""
-        return self.agent.describe()
-
-    async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Open the deal."""
-        await self.agent.open(setup, ready_s)
-
-    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """The agent's answer, its round trip noted."""
-        start = time.perf_counter_ns()
-        reply = await self.agent.decide(turn, timeout_s)
-        self.trips.append((time.perf_counter_ns() - start) // 1000)
-        return reply
-
-    async def close(self, end: DealEnd) -> None:
-        """Close the deal."""
-        await self.agent.close(end)
 
 
 class LentSeat:

@@ -44,6 +44,11 @@ class ChildProcess:
         """The exit status (negative: the signal), None while it runs."""
         return self._popen.returncode
 
+    def poll(self) -> int | None:
+        """Reap the child if it has exited, without the loop (from a signal handler); its
+        exit status, None while it runs."""
+        return self._popen.poll()
+
     def _on_exit_ready(self, loop: asyncio.AbstractEventLoop) -> None:
         """The pidfd became readable: the child has exited; reap it."""
         if self._popen.poll() is None:

@@ -448,9 +448,11 @@ def _signal_group(bot: LocalProcessAgent, signum: int) -> None:
 
 
 def _group_exists(bot: LocalProcessAgent) -> bool:
-    """True while a process of the bot's group is still there (an unreaped leader counts)."""
+    """True while a process of the bot's group is still there (the leader is reaped first if
+    it has exited, as the loop that would reap it may not be running)."""
     if bot.process is None:
         return False
+    bot.process.poll()
     try:
         os.killpg(bot.process.pid, 0)
     except (ProcessLookupError, PermissionError):

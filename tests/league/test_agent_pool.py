@@ -8,6 +8,7 @@ runner on the pool's event loop, as ``run_match`` plays them.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -149,8 +150,10 @@ def test_idle_instances_beyond_the_cap_are_stopped(tmp_path: Path, temp_root: Pa
     try:
         bot = BotSeat.from_path(make_bot(tmp_path / "bot"), temp_root)
         _, pids = play(pool, [bot, PolicySeat("random")], 1)
-        assert len(pool.bots) == 1
-        assert sum(wait_gone(pid) for pid in pids) == 1
+        [kept] = [bot.process.pid for bot in pool.bots if bot.process is not None]
+        [stopped] = [pid for pid in pids if pid != kept]
+        assert kept in pids and running(kept)
+        assert wait_gone(stopped)
     finally:
         pool.close()
 
@@ -244,6 +247,7 @@ def worker(folder: str, temp_root: str, end: str,
     killed."""
     from arena.league.run_match import worker_pool
 
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     pool = worker_pool()
     pool.install_sigterm()
     play(pool, [BotSeat.from_path(folder, Path(temp_root)), PolicySeat("random")])
@@ -252,8 +256,9 @@ def worker(folder: str, temp_root: str, end: str,
         assert bot.process is not None and bot.workdir is not None
         kept.append((bot.process.pid, str(bot.workdir)))
     report.put(kept)
-    if end != "exit":
-        time.sleep(WAIT_S)
+    deadline = time.monotonic() + WAIT_S
+    while end != "exit" and time.monotonic() < deadline:
+        time.sleep(0.05)  # short naps: a handler waits for the main thread to wake
 
 
 @pytest.mark.parametrize("end", ["exit", "sigterm", "sigkill"])
@@ -274,9 +279,13 @@ def test_a_worker_that_ends_leaves_no_bot_behind(tmp_path: Path, temp_root: Path
             os.kill(process.pid, signal.SIGTERM if end == "sigterm" else signal.SIGKILL)
         process.join(timeout=WAIT_S)
     finally:
-        if process.is_alive():
+        hung = process.is_alive()
+        if hung:
+            os.kill(process.pid, signal.SIGUSR1)  # its threads' stacks, to the test's stderr
+            process.join(timeout=2)
             process.kill()
             process.join()
+    assert not hung, f"the worker did not end within {WAIT_S:g} s ({end}); stacks above"
     assert process.exitcode == {"exit": 0, "sigterm": -signal.SIGTERM,
                                 "sigkill": -signal.SIGKILL}[end]
     assert all(wait_gone(pid) for pid, _ in kept)

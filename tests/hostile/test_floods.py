@@ -34,7 +34,7 @@ from arena.sandbox import audit
 FLOOD = Path(audit.__file__).with_name("flood.py")
 BRISCOLA = load_game("briscola")
 SEED = 11
-CONTROL = TimeControl(decision_ms=500, bank_ms=2000, startup_ms=10_000, ready_ms=2000)
+CONTROL = TimeControl(decision_ms=500, bank_ms=2000, startup_ms=10_000, ready_ms=10_000)
 MEMORY_BOUND = 100 * MIB
 FLOOD_FAULT, OVERSIZED = FaultKind.FLOOD, FaultKind.OVERSIZED
 METADATA = r"the bot sent header or trailer metadata larger than the 16384 byte limit"

@@ -1,10 +1,11 @@
 """``arena engine build``: compile the rules engine with mypyc into its cache folder.
 
-The game modules are copied to a temporary folder and compiled there with ``python -m mypyc``
-(from the ``engine`` extra: ``pip install 'card-arena[engine]'``, with a C compiler and Python's
-headers); the shared library and the modules' extensions then move into the cache folder named
-after the sources' hash (``arena.games._compiled``), ``COMPLETE`` last. Builds of other sources
-stay in the cache until ``--clean``.
+The packages of the build (``arena.compiled.BUILD_PACKAGES``) are copied to a temporary folder
+and the modules each names (its ``COMPILED_MODULES``, passed in by the caller) are compiled
+there with ``python -m mypyc`` (from the ``engine`` extra: ``pip install 'card-arena[engine]'``,
+with a C compiler and Python's headers); the shared library and the modules' extensions then
+move into the cache folder named after the sources' hash (``arena.compiled``), ``COMPLETE``
+last. Builds of other sources stay in the cache until ``--clean``.
 """
 
 from __future__ import annotations
@@ -18,19 +19,17 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.games._compiled import (
-    NOT_COMPILED,
-    PACKAGE_DIR,
-    PROTOCOL_DIR,
+from arena.compiled import (
+    BUILD_PACKAGES,
     build_folder,
     cache_root,
-    compiled_protocol_sources,
-    compiled_sources,
     is_complete,
+    module_paths,
+    package_dir,
     source_hash,
 )
 
@@ -70,8 +69,14 @@ def missing_tools() -> list[str]:
     return missing
 
 
-def build_engine(force: bool = False, progress: Progress | None = None) -> BuildResult:
-    """Build the compiled engine for the current sources, unless it is built already."""
+def build_engine(compiled: Mapping[str, Sequence[str]], force: bool = False,
+                 progress: Progress | None = None) -> BuildResult:
+    """Build the compiled engine for the current sources, unless it is built already;
+    ``compiled`` gives each build package's ``COMPILED_MODULES``."""
+    if sorted(compiled) != sorted(BUILD_PACKAGES):
+        raise EngineBuildError("the build needs the compiled modules of "
+                               f"{', '.join(BUILD_PACKAGES)}, not of "
+                               f"{', '.join(compiled) or 'nothing'}")
     say = progress or (lambda text: None)
     folder = build_folder()
     if is_complete(folder) and not force:
@@ -84,44 +89,40 @@ def build_engine(force: bool = False, progress: Progress | None = None) -> Build
         fcntl.flock(lock, fcntl.LOCK_EX)
         if is_complete(folder) and not force:
             return BuildResult(folder, built=False)
-        return _build(folder, say)
+        return _build(folder, compiled, say)
 
 
-def _build(folder: Path, say: Progress) -> BuildResult:
+def _build(folder: Path, compiled: Mapping[str, Sequence[str]], say: Progress) -> BuildResult:
     """Compile into a temporary folder, then move the result to ``folder``."""
     started = time.perf_counter()
+    digest = source_hash()
     with tempfile.TemporaryDirectory(prefix="arena-engine-", dir=cache_root()) as temp:
         work = Path(temp)
-        games = work / "arena" / "games"
-        games.mkdir(parents=True)
+        (work / "arena").mkdir()
         (work / "arena" / "__init__.py").write_text('"""Card Arena (engine build)."""\n')
-        for path in PACKAGE_DIR.iterdir():
-            if path.suffix == ".py" or path.name == "py.typed":
-                shutil.copy2(path, games / path.name)
-        # The protocol package whole (its other modules and generated code are type-checked,
-        # not compiled).
-        shutil.copytree(PROTOCOL_DIR, work / "arena" / "protocol",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
-        modules = [str(Path("arena", "games", path.name)) for path in compiled_sources()]
-        modules += [str(Path("arena", "protocol", path.name))
-                    for path in compiled_protocol_sources()]
+        sources = {package: module_paths(package, compiled[package])
+                   for package in BUILD_PACKAGES}
+        for package in BUILD_PACKAGES:
+            # The whole package: its other modules are type-checked, not compiled.
+            shutil.copytree(package_dir(package), work / "arena" / package,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+        modules = [str(Path("arena", package, path.name))
+                   for package, paths in sources.items() for path in paths]
         say(f"compiling {len(modules)} modules with mypyc")
         _compile(work, modules)
         staging = work / "staging"
-        (staging / "arena" / "games").mkdir(parents=True)
-        (staging / "arena" / "protocol").mkdir(parents=True)
+        staging.mkdir()
         for library in work.glob("*__mypyc*"):
             if library.is_file():
                 shutil.move(library, staging / library.name)
-        for extension in games.iterdir():
-            if extension.suffix in (".so", ".pyd") and not extension.name.startswith(
-                    tuple(name.removesuffix(".py") + "." for name in NOT_COMPILED)):
-                shutil.move(extension, staging / "arena" / "games" / extension.name)
-        for path in compiled_protocol_sources():
-            for extension in (work / "arena" / "protocol").glob(path.stem + ".*"):
-                if extension.suffix in (".so", ".pyd"):
-                    shutil.move(extension, staging / "arena" / "protocol" / extension.name)
-        (staging / "SOURCE_HASH").write_text(source_hash() + "\n")
+        for package, paths in sources.items():
+            part = staging / "arena" / package
+            part.mkdir(parents=True)
+            for path in paths:
+                for extension in (work / "arena" / package).glob(path.stem + ".*"):
+                    if extension.suffix in (".so", ".pyd"):
+                        shutil.move(extension, part / extension.name)
+        (staging / "SOURCE_HASH").write_text(digest + "\n")
         (staging / "COMPLETE").write_text("")
         if folder.exists():
             shutil.rmtree(folder)

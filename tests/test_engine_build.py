@@ -16,10 +16,12 @@ from typer.testing import CliRunner
 
 import arena.games
 import arena.games.briscola
+import arena.protocol
+from arena import compiled
 from arena.cli import app
-from arena.engine_build import EngineBuildError, _compile
-from arena.games import _compiled, load_game
-from arena.games._compiled import EngineChoiceError, use_compiled_engine
+from arena.compiled import EngineChoiceError, use_compiled
+from arena.engine_build import EngineBuildError, _compile, build_engine
+from arena.games import load_game
 
 SEEDS = 3
 """Random playouts per configuration in the comparison of the two engines."""
@@ -145,7 +147,7 @@ def test_arena_engine_python_keeps_the_engine_interpreted(monkeypatch: pytest.Mo
     """``ARENA_ENGINE=python`` leaves the package path alone, whatever is built."""
     monkeypatch.setenv("ARENA_ENGINE", "python")
     path = ["games"]
-    assert use_compiled_engine(path) == "python"
+    assert use_compiled(path, "games") == "python"
     assert path == ["games"]
 
 
@@ -155,41 +157,68 @@ def test_asking_for_a_compiled_engine_that_is_not_built_is_one_clear_error(
     monkeypatch.setenv("ARENA_ENGINE", "compiled")
     monkeypatch.setenv("ARENA_ENGINE_CACHE", str(tmp_path))
     with pytest.raises(EngineChoiceError, match="not built for these sources: run arena engine"):
-        use_compiled_engine([])
+        use_compiled([], "games")
 
 
 def test_an_unknown_engine_choice_names_the_valid_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """A misspelt ``ARENA_ENGINE`` is refused with the choices."""
     monkeypatch.setenv("ARENA_ENGINE", "fast")
     with pytest.raises(EngineChoiceError, match="'fast' is not one of auto, python, compiled"):
-        use_compiled_engine([])
+        use_compiled([], "games")
 
 
 def test_a_complete_build_of_these_sources_goes_first_on_the_path(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Only a build marked complete, in the folder of the current sources' hash, is used."""
+    """Only a build marked complete, in the folder of the current sources' hash, is used, and
+    each package takes its own part of it."""
     monkeypatch.setenv("ARENA_ENGINE", "auto")
     monkeypatch.setenv("ARENA_ENGINE_CACHE", str(tmp_path))
-    folder = tmp_path / _compiled.source_hash()
+    folder = tmp_path / compiled.source_hash()
     (folder / "arena" / "games").mkdir(parents=True)
     path = ["games"]
-    assert use_compiled_engine(path) == "python"
+    assert use_compiled(path, "games") == "python"
     (folder / "COMPLETE").write_text("")
-    assert use_compiled_engine(path) == "compiled"
+    assert use_compiled(path, "games") == "compiled"
     assert path == [str(folder / "arena" / "games"), "games"]
+    protocol_path = ["protocol"]
+    assert use_compiled(protocol_path, "protocol") == "python"
+    assert protocol_path == ["protocol"]
 
 
-def test_the_build_folder_follows_the_sources(monkeypatch: pytest.MonkeyPatch,
-                                              tmp_path: Path) -> None:
-    """Changing a game module's source changes the hash, so an old build is never loaded."""
-    copy = tmp_path / "games"
-    shutil.copytree(_compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(_compiled, "PACKAGE_DIR", copy)
-    before = _compiled.source_hash()
-    (copy / "briscola.py").write_text((copy / "briscola.py").read_text() + "\n# edited\n")
-    assert _compiled.source_hash() != before
-    (copy / "_compiled.py").write_text("")
-    assert "_compiled.py" not in {path.name for path in _compiled.compiled_sources()}
+def test_the_build_folder_follows_every_source_of_the_build(monkeypatch: pytest.MonkeyPatch,
+                                                            tmp_path: Path) -> None:
+    """Changing a module of any package of the build changes the hash, so an old build is
+    never loaded."""
+    copy = tmp_path / "arena"
+    for package in compiled.BUILD_PACKAGES:
+        shutil.copytree(compiled.package_dir(package), copy / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "v1"))
+    monkeypatch.setattr(compiled, "ARENA_DIR", copy)
+    before = compiled.source_hash()
+    for edited in (copy / "games" / "briscola.py", copy / "protocol" / "encoder.py"):
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        after = compiled.source_hash()
+        assert after != before
+        before = after
+
+
+def test_each_package_names_its_own_compiled_modules() -> None:
+    """The games compile every module but their ``__init__``; the protocol the modules it
+    names, which exist."""
+    games = compiled.module_paths("games", arena.games.COMPILED_MODULES)
+    assert "__init__.py" not in {path.name for path in games}
+    assert {"briscola.py", "api.py"} <= {path.name for path in games}
+    protocol = compiled.module_paths("protocol", arena.protocol.COMPILED_MODULES)
+    assert [path.name for path in protocol] == sorted(
+        f"{name}.py" for name in arena.protocol.COMPILED_MODULES)
+    assert all(path.is_file() for path in protocol)
+
+
+def test_a_build_without_a_packages_modules_is_refused() -> None:
+    """The builder is given every build package's modules, or it names what is missing."""
+    with pytest.raises(EngineBuildError, match="compiled modules of games, protocol, not of "
+                                               "games"):
+        build_engine({"games": arena.games.COMPILED_MODULES})
 
 
 def test_a_failed_build_is_one_line_with_the_compiler_output(tmp_path: Path) -> None:
@@ -210,7 +239,7 @@ def test_arena_engine_status_reports_the_engine_and_its_build() -> None:
     status = json.loads(result.output)
     assert status["engine"] == arena.games.ENGINE
     assert status["protocol"] == arena.games.ENGINE
-    assert status["source_hash"] == _compiled.source_hash()
+    assert status["source_hash"] == compiled.source_hash()
     assert Path(status["folder"]).name == status["source_hash"]
     if arena.games.ENGINE == "compiled":
         assert status["built"] is True

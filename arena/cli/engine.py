@@ -20,12 +20,17 @@ def build_command(
     force: Annotated[bool, typer.Option("--force", help="Build again even if built.")] = False,
 ) -> None:
     """Compile the game modules with mypyc (about two minutes); later imports use them."""
+    import arena.games
+    import arena.protocol
     from arena.engine_build import EngineBuildError, build_engine
 
+    compiled = {"games": arena.games.COMPILED_MODULES,
+                "protocol": arena.protocol.COMPILED_MODULES}
     console = Console(stderr=True)
     try:
         with console.status("building the compiled engine") as status:
-            result = build_engine(force, lambda text: status.update(Text(safe_text(text))))
+            result = build_engine(compiled, force,
+                                  lambda text: status.update(Text(safe_text(text))))
     except EngineBuildError as error:
         console.print(Text("error: ", style="red").append(safe_text(error)), highlight=False,
                       soft_wrap=True)
@@ -40,8 +45,8 @@ def status_command(
 ) -> None:
     """Which engine runs (compiled or python), and the protocol encoder with it; the sources'
     hash and the build folder."""
+    from arena.compiled import build_folder, engine_choice, is_complete, source_hash
     from arena.games import ENGINE
-    from arena.games._compiled import build_folder, engine_choice, is_complete, source_hash
     from arena.protocol import PROTOCOL_ENGINE
 
     folder = build_folder()

@@ -1,8 +1,10 @@
 """The rules engine: pure, deterministic, no I/O, no protobuf, no threads."""
 
-from arena.games._compiled import use_compiled_engine
+from arena.compiled import EVERY_MODULE, use_compiled
 
-ENGINE = use_compiled_engine(__path__)
+COMPILED_MODULES = EVERY_MODULE
+"""The modules ``arena engine build`` compiles: all of them but this one."""
+ENGINE = use_compiled(__path__, "games")
 """The engine that runs: ``compiled`` (built by ``arena engine build``) or ``python``."""
 
 from arena.games.api import (

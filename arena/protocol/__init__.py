@@ -8,12 +8,15 @@ bot's answer (straight from its bytes, with ``decision_fields``, when it has the
 protobuf writes) and ``read_ready`` its Ready.
 
 When the rules engine runs compiled, the encoder and the reader of answers run compiled too,
-from the same build (``arena.games._compiled.PROTOCOL_MODULES``); ``PROTOCOL_ENGINE`` says which.
+from the same build (``COMPILED_MODULES``, ``arena.compiled``); ``PROTOCOL_ENGINE`` says which.
 """
 
-from arena.games._compiled import use_compiled_protocol
+from arena.compiled import use_compiled
 
-PROTOCOL_ENGINE = use_compiled_protocol(__path__)
+COMPILED_MODULES = ("encoder", "fieldcache", "keys", "replies", "serialize", "wire")
+"""The modules ``arena engine build`` compiles with the engine: the request encoder and the
+reader of answers, which run at every decision of a bot."""
+PROTOCOL_ENGINE = use_compiled(__path__, "protocol")
 """How the encoder and the answer reader run: ``compiled`` (with the engine) or ``python``."""
 
 from arena.protocol.actions import (

@@ -4,6 +4,7 @@
 the plain encoding protobuf writes: the ``decision`` field alone, its fields in order, each at
 most once, short minimal varints and an ASCII ``debug``. Anything else gives None, and the
 caller parses with protobuf, which then decides what the bytes mean (and what is malformed).
+The keys of those fields are here for the writers of decisions too (the SDK).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from typing import Final
 
 from arena.protocol.serialize import F1_VARINT, F2_VARINT
 
-_DECISION_KEY: Final = 0x12
+DECISION_KEY: Final = 0x12
 """``PlayResponse.decision``: field 2, length-delimited."""
-_REQUEST_ID_KEY: Final = F1_VARINT[0]
-_ACTION_ID_KEY: Final = F2_VARINT[0]
-_DEBUG_KEY: Final = 0x1A
+REQUEST_ID_KEY: Final = F1_VARINT[0]
+"""``Decision.request_id``: field 1, varint."""
+ACTION_ID_KEY: Final = F2_VARINT[0]
+"""``Decision.action_id``: field 2, varint."""
+DEBUG_KEY: Final = 0x1A
 """``Decision.debug``: field 3, length-delimited."""
 _MAX_SIZE: Final = 2 + 0x7F
 """The longest response read here: a body whose length is a one-byte varint."""
@@ -42,17 +45,17 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
 def decision_fields(raw: bytes) -> tuple[int, int, str] | None:
     """``(request_id, action_id, debug)`` of a plainly encoded Decision, else None."""
     end = len(raw)
-    if end < 2 or end > _MAX_SIZE or raw[0] != _DECISION_KEY or raw[1] != end - 2:
+    if end < 2 or end > _MAX_SIZE or raw[0] != DECISION_KEY or raw[1] != end - 2:
         return None
     request_id = action_id = 0
     at = 2
-    if at < end and raw[at] == _REQUEST_ID_KEY:
+    if at < end and raw[at] == REQUEST_ID_KEY:
         request_id, at = _varint(raw, at + 1)
-    if 0 < at < end and raw[at] == _ACTION_ID_KEY:
+    if 0 < at < end and raw[at] == ACTION_ID_KEY:
         action_id, at = _varint(raw, at + 1)
     if at == end:
         return request_id, action_id, ""
-    if at < 0 or raw[at] != _DEBUG_KEY or at + 1 == end or raw[at + 1] != end - at - 2:
+    if at < 0 or raw[at] != DEBUG_KEY or at + 1 == end or raw[at + 1] != end - at - 2:
         return None
     text = raw[at + 2:]
     return (request_id, action_id, text.decode("ascii")) if text.isascii() else None

@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import operator
 
+from arena.protocol.replies import ACTION_ID_KEY, DEBUG_KEY, DECISION_KEY, REQUEST_ID_KEY
 from arena.protocol.schema import agent as pb
 from arena.protocol.wire import varint
 
 MAX_DEBUG_BYTES = 1024
 """The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""
 
-_DECISION = 0x12
-"""``PlayResponse.decision``: field 2, length-delimited."""
-_REQUEST_ID = 0x08
-"""``Decision.request_id``: field 1, varint."""
-_ACTION_ID = 0x10
-"""``Decision.action_id``: field 2, varint."""
-_DEBUG = 0x1A
-"""``Decision.debug``: field 3, length-delimited."""
 _UINT32_MAX = 0xFFFFFFFF
 _ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
 """Single bytes by value (the fields' keys)."""
@@ -58,14 +51,14 @@ def decision_bytes(request_id: int, action_id: int, debug: bytes = b"") -> bytes
     ``debug`` is the text's UTF-8; an action id that is no uint32 raises protobuf's ValueError.
     """
     if 0 < request_id < 0x80 and 0 < action_id < 0x80 and not debug:
-        return bytes((_DECISION, 4, _REQUEST_ID, request_id, _ACTION_ID, action_id))
+        return bytes((DECISION_KEY, 4, REQUEST_ID_KEY, request_id, ACTION_ID_KEY, action_id))
     _check_action_id(action_id)
-    body = _ONE_BYTE[_REQUEST_ID] + varint(request_id) if request_id else b""
+    body = _ONE_BYTE[REQUEST_ID_KEY] + varint(request_id) if request_id else b""
     if action_id:
-        body += _ONE_BYTE[_ACTION_ID] + varint(action_id)
+        body += _ONE_BYTE[ACTION_ID_KEY] + varint(action_id)
     if debug:
-        body += _ONE_BYTE[_DEBUG] + varint(len(debug)) + debug
-    return _ONE_BYTE[_DECISION] + varint(len(body)) + body
+        body += _ONE_BYTE[DEBUG_KEY] + varint(len(debug)) + debug
+    return _ONE_BYTE[DECISION_KEY] + varint(len(body)) + body
 
 
 def serialize_response(response: bytes | pb.PlayResponse) -> bytes:

@@ -17,7 +17,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import time
 import uuid
 from datetime import UTC, datetime
@@ -226,11 +225,12 @@ class DockerAgent(RemoteAgent):
         self.container.start()
 
     def _labels(self) -> dict[str, str]:
-        """The janitor's labels: ours, the bot's, this arena's host and pid, the socket folder."""
+        """The janitor's labels: ours, the bot's, this arena's host, pid and start, the socket
+        folder."""
         assert self.socket_dir is not None
         return {labels.SANDBOX: "1", labels.BOT_NAME: self.image.name,
-                labels.BOT_VERSION: self.image.version, labels.ARENA_HOST: socket.gethostname(),
-                labels.ARENA_PID: str(os.getpid()), labels.SOCKET_DIR: str(self.socket_dir.outer)}
+                labels.BOT_VERSION: self.image.version, **labels.arena_labels(),
+                labels.SOCKET_DIR: str(self.socket_dir.outer)}
 
     async def _wait_listening(self, watcher: asyncio.Future[AgentFailure], deadline: float,
                               startup_s: float) -> None:

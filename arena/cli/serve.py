@@ -34,6 +34,7 @@ def serve_command(
     ] = None,
 ) -> None:
     """Serve the arena: the gRPC API (accounts, uploads, leagues, watching) and the web pages."""
+    from arena.sandbox.janitor import JanitorSettingError, start_janitor
     from arena.server.api.server import start_api
     from arena.store import open_store
     from arena.store.location import data_dir
@@ -41,12 +42,19 @@ def serve_command(
     url = store_url_of(db)
     with bad_input():
         store = open_store(url)
+    try:
+        janitor = start_janitor("arena serve")
+    except JanitorSettingError as error:
+        store.close()
+        raise RemoteCommandError(str(error)) from None
     folder = data or data_dir() / "service"
     try:
         api = start_api(store, url, folder, f"{host}:{grpc_port}", workers=workers,
                         broker=broker)
     except OSError as error:
         store.close()
+        if janitor is not None:
+            janitor.stop()
         raise RemoteCommandError(str(error)) from None
     say = safe_console(stderr=True, soft_wrap=True).print
     say(f"arena service: gRPC API on {host}:{api.port}, database {store.url}, uploads in "
@@ -58,6 +66,8 @@ def serve_command(
     finally:
         api.stop()
         store.close()
+        if janitor is not None:
+            janitor.stop()
 
 
 def serve_web(url: str, host: str, port: int, say: Callable[[str], None]) -> bool:

@@ -9,6 +9,8 @@ match again, to be run with the same seed; its unacknowledged message comes back
 visibility timeout and is skipped, the match being done by then. Nothing a worker started
 outlives it: its worker processes die with it (``die_with_parent``), and each process's reaper
 removes its bots, containers and folders when that process ends (``arena.sandbox.lifeline``).
+The worker's janitor (``arena.sandbox.janitor``) removes, at start and periodically, the
+containers and socket folders of arenas on this host whose reaper could not.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from arena.league.celery_app import (
     make_celery_app,
 )
 from arena.match.safetext import safe_logging
+from arena.sandbox.janitor import JanitorSettingError, start_janitor
 from arena.sandbox.lifeline import die_with_parent
 from arena.store import StoreError, database_url, open_store
 
@@ -147,4 +150,12 @@ def start_workers(broker: str, db: str | None = None, concurrency: int = 1,
                        visibility_timeout_s=visibility_timeout_s, lease_s=lease_s),
         store_url, loglevel.upper())
     check_worker(settings)
-    return run_worker(settings) if concurrency == 1 else run_workers(settings, concurrency)
+    try:
+        janitor = start_janitor("arena worker")
+    except JanitorSettingError as error:
+        raise DistributionError(str(error)) from None
+    try:
+        return run_worker(settings) if concurrency == 1 else run_workers(settings, concurrency)
+    finally:
+        if janitor is not None:
+            janitor.stop()

@@ -1,10 +1,12 @@
 """The janitor: remove sandbox containers an arena left behind, and their socket folders.
 
 Every container the sandbox creates is labelled with this host's name, the arena's pid and
-its socket folder. A container whose arena process on this host is gone is a leftover (the
-arena was killed before its ``finally`` ran); ``everything`` removes them all, running matches
-included. Containers labelled by another host, or without an arena pid (image builds), are
-kept unless ``everything`` is asked for.
+start time, and its socket folder. A container whose arena process on this host is gone (its
+pid free, or taken by a process started at another time) is a leftover (the arena was killed
+before its ``finally`` ran, and its reaper with it); ``everything`` removes them all, running
+matches included. Containers labelled by another host, or without an arena pid (image builds),
+are kept unless ``everything`` is asked for. ``Janitor`` (``arena.sandbox.janitor``) runs a
+collection when a worker or the service starts, and then periodically.
 """
 
 from __future__ import annotations
@@ -37,21 +39,26 @@ class GcReport:
                 "socket_dirs": list(self.socket_dirs), "errors": list(self.errors)}
 
 
-def pid_alive(pid: int) -> bool:
-    """True when a process with this pid exists on this host."""
+def arena_alive(pid: int, started: str = "") -> bool:
+    """True when the arena process of this pid (and, when given, this start time) still runs
+    on this host."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass
+    if not started:
         return True
-    return True
+    now = labels.process_started(pid)
+    return now is None or now == started
 
 
 def is_leftover(container_labels: Mapping[str, str], host: str,
-                alive: Callable[[int], bool] = pid_alive, everything: bool = False) -> bool:
+                alive: Callable[[int, str], bool] = arena_alive,
+                everything: bool = False) -> bool:
     """True for a sandbox container to remove: all with ``everything``, else those whose
-    arena on this host has exited."""
+    arena on this host has exited (its pid is gone or is another process's now)."""
     if container_labels.get(labels.SANDBOX) != "1":
         return False
     if everything:
@@ -59,7 +66,7 @@ def is_leftover(container_labels: Mapping[str, str], host: str,
     pid_text = container_labels.get(labels.ARENA_PID, "")
     if container_labels.get(labels.ARENA_HOST) != host or not pid_text.isdigit():
         return False
-    return not alive(int(pid_text))
+    return not alive(int(pid_text), container_labels.get(labels.ARENA_STARTED, ""))
 
 
 def socket_dir_of(container_labels: Mapping[str, str]) -> Path | None:

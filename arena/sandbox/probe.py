@@ -12,8 +12,6 @@ arena's own: ``socket_folder``, a size-capped file system for each seat's socket
 from __future__ import annotations
 
 import functools
-import os
-import socket
 import tempfile
 import threading
 import uuid
@@ -192,8 +190,7 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
             options = container_options(image, limits, Path(socket_dir),
                                         {labels.SANDBOX: "1"})
         probe_labels = {**options.get("labels", {}), labels.SANDBOX: "1",
-                        labels.ARENA_HOST: socket.gethostname(),
-                        labels.ARENA_PID: str(os.getpid())}
+                        **labels.arena_labels()}
         options = {**options, "image": image, "entrypoint": ["sh", "-c", PROBE_SCRIPT],
                    "command": [], "labels": probe_labels, "name": name}
         container = None

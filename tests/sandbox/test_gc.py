@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import labels
-from arena.sandbox.gc import collect, is_leftover, socket_dir_of
+from arena.sandbox.gc import arena_alive, collect, is_leftover, socket_dir_of
 from arena.sandbox.images import BASE_IMAGE
 from arena.sandbox.limits import SandboxLimits
 from arena.sandbox.socketdir import SocketDir
@@ -24,9 +24,12 @@ HOST = "arena-host"
 LIVE, DEAD = 100, 200
 
 
-def alive(pid: int) -> bool:
-    """Only ``LIVE`` runs."""
-    return pid == LIVE
+STARTED = "4242"
+
+
+def alive(pid: int, started: str) -> bool:
+    """Only ``LIVE`` runs, started at ``STARTED``."""
+    return pid == LIVE and started in ("", STARTED)
 
 
 def made(pid: object = LIVE, host: str = HOST, **extra: str) -> dict[str, str]:
@@ -39,6 +42,8 @@ def made(pid: object = LIVE, host: str = HOST, **extra: str) -> dict[str, str]:
 @pytest.mark.parametrize(("container_labels", "everything", "leftover"), [
     (made(DEAD), False, True),
     (made(LIVE), False, False),
+    (made(LIVE, **{labels.ARENA_STARTED: STARTED}), False, False),
+    (made(LIVE, **{labels.ARENA_STARTED: "17"}), False, True),
     (made(LIVE), True, True),
     (made(DEAD, host="other-host"), False, False),
     (made(DEAD, host="other-host"), True, True),
@@ -67,6 +72,16 @@ def test_only_socket_folders_the_sandbox_made_are_removed(short_root: Path) -> N
     folder.remove()
 
 
+def test_a_pid_taken_by_another_process_is_not_the_arena() -> None:
+    """The real check: this process is alive as itself, not under another start time; a
+    finished process is not alive."""
+    own = labels.arena_labels()
+    assert own[labels.ARENA_PID] == str(os.getpid()) and own[labels.ARENA_STARTED].isdigit()
+    assert arena_alive(os.getpid(), own[labels.ARENA_STARTED])
+    assert not arena_alive(os.getpid(), str(int(own[labels.ARENA_STARTED]) + 1))
+    assert not arena_alive(dead_pid(), "")
+
+
 def dead_pid() -> int:
     """The pid of a process that has exited."""
     process = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -86,13 +101,20 @@ def run_label(docker_required: Any) -> Iterator[dict[str, str]]:
         container.remove(force=True)
 
 
+def started_of(pid: int) -> dict[str, str]:
+    """The start-time label of a running process, none for one that has exited."""
+    started = labels.process_started(pid)
+    return {} if started is None else {labels.ARENA_STARTED: started}
+
+
 def leftover_container(client: Any, pid: int, folder: SocketDir,
                        run: dict[str, str]) -> Any:
     """A container labelled as an arena with ``pid`` would label it (created, not started)."""
     limits = SandboxLimits()
     return client.containers.create(
         BASE_IMAGE, ["sleep", "600"], user=limits.user, network_mode="none",
-        labels={**made(pid, socket.gethostname()), labels.SOCKET_DIR: str(folder.outer), **run},
+        labels={**made(pid, socket.gethostname(), **started_of(pid)),
+                labels.SOCKET_DIR: str(folder.outer), **run},
         volumes={str(folder.path): {"bind": "/run/cardarena", "mode": "rw"}})
 
 

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 BASE_IMAGE = "cardarena/python-base:latest"
 """The image bot Dockerfiles build on by default (their ``ARG BASE``)."""
 
-ROOT_IMAGE = "cardarena/debian-root:bookworm"
+ROOT_IMAGE = "cardarena/debian-root:bookworm-slim"
 """The bare Debian root the base image starts from (made once, then reused)."""
 
 BOT_REPOSITORY = "cardarena-bot"

@@ -1,4 +1,5 @@
-"""A minimal Debian root with Python, made by ``debootstrap`` and imported as a Docker image."""
+"""A minimal Debian root with Python, made by ``debootstrap``, pruned of what no bot reads, and
+imported as a Docker image."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ APT_SOURCES = Path("/etc/apt/sources.list")
 APT_SOURCES_DIR = Path("/etc/apt/sources.list.d")
 ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CHUNK = 1 << 20
+PRUNED = ("var/cache/apt", "var/lib/apt/lists",
+          "usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale")
+"""Folders of the root that no bot reads, emptied before the import: apt's caches and lists
+(a bot image is built without network, so apt cannot install anyway), documentation,
+manual pages and translations. Python's own files and the wheels that make a venv stay."""
 
 ONE_LINE_SOURCE = re.compile(r"^deb\s+(?:\[[^\]]*\]\s+)?(?P<uri>\S+)\s+(?P<suite>\S+)")
 
@@ -90,6 +96,30 @@ def debootstrap_root(target: Path, mirror: str, progress: Progress) -> None:
         raise BuildError(f"debootstrap failed: {last}", log="\n".join(lines[-20:]))
 
 
+def prune_root(root: Path) -> int:
+    """Empty the folders of ``PRUNED`` in a root (the folders stay); the bytes freed."""
+    freed = 0
+    for relative in PRUNED:
+        folder = root / relative
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            freed += _size(entry)
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    return freed
+
+
+def _size(path: Path) -> int:
+    """The bytes of the files under ``path`` (links not followed)."""
+    if path.is_symlink() or not path.is_dir():
+        return path.lstat().st_size
+    return sum(entry.lstat().st_size for entry in path.rglob("*")
+               if entry.is_file() and not entry.is_symlink())
+
+
 def import_root(root: Path, image: str, progress: Progress) -> str:
     """Import a root folder as a Docker image (``tar -c | docker import``); return its id."""
     progress(f"importing {root} as {image}")
@@ -118,6 +148,9 @@ def build_root(image: str, *, mirror: str | None = None, progress: Progress) -> 
     try:
         root = scratch / "rootfs"
         debootstrap_root(root, mirror or apt_mirror(), progress)
+        freed = prune_root(root)
+        progress(f"pruned {freed / 2**20:.0f} MiB of apt lists and caches, docs and "
+                 "translations")
         return import_root(root, image, progress)
     finally:
         _unmount_below(scratch)

@@ -109,6 +109,30 @@ def test_debootstrap_errors_name_the_fix(tmp_path: Path, monkeypatch: pytest.Mon
         rootfs.debootstrap_root(tmp_path / "root", rootfs.DEFAULT_MIRROR, print)
 
 
+def test_pruning_empties_what_no_bot_reads_and_keeps_the_rest(tmp_path: Path) -> None:
+    """The pruned folders stay, empty; Python's files, the venv wheels and a link that points
+    out of the root are left alone."""
+    root = tmp_path / "root"
+    (root / "usr/share/doc/python3").mkdir(parents=True)
+    (root / "usr/share/doc/python3/copyright").write_bytes(b"x" * 1000)
+    (root / "var/lib/apt/lists").mkdir(parents=True)
+    (root / "var/lib/apt/lists/deb.debian.org_Packages").write_bytes(b"p" * 5000)
+    (root / "usr/share/python-wheels").mkdir(parents=True)
+    (root / "usr/share/python-wheels/pip.whl").write_bytes(b"w")
+    (root / "usr/lib/python3.11").mkdir(parents=True)
+    (root / "usr/lib/python3.11/os.py").write_text("")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept").write_text("")
+    (root / "usr/share/locale").symlink_to(outside)
+    assert rootfs.prune_root(root) == 6000
+    assert list((root / "usr/share/doc").iterdir()) == []
+    assert list((root / "var/lib/apt/lists").iterdir()) == []
+    assert (root / "usr/share/python-wheels/pip.whl").is_file()
+    assert (root / "usr/lib/python3.11/os.py").is_file()
+    assert (outside / "kept").is_file()
+
+
 def test_wheel_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Wheels come from this checkout and are cached under $XDG_CACHE_HOME."""
     assert wheels.project_root() == ROOT
@@ -142,6 +166,10 @@ def test_base_image_runs_the_sdk_as_the_bot_user(docker_required: Any, base_imag
     assert (uid, gid) == ("10001", "10001")
     config = client.api.inspect_image(BASE_IMAGE)["Config"]
     assert config["User"] == "10001:10001"
+    listed = client.containers.run(
+        BASE_IMAGE, ["sh", "-c", " ".join(f"ls -A /{folder};" for folder in rootfs.PRUNED)],
+        network_mode="none", remove=True, labels={labels.SANDBOX: "1"})
+    assert listed.decode().split() == [], "the base image holds what the root was pruned of"
     assert "PYTHONUNBUFFERED=1" in config["Env"]
     assert config["Labels"][labels.SANDBOX] == "1"
 

@@ -11,6 +11,8 @@ the engine (layers 0 and 1). A failure lists each offending import as
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,3 +259,16 @@ def test_the_checker_sees_lazy_relative_and_type_checking_imports() -> None:
     assert found == [(1, "typing"), (3, "arena.games.api"), (5, "arena.games.cards"),
                      (6, "arena.store.models"), (7, "arena.protocol.encoder")]
     assert [layer(name) for name in ("arena", "arena.games.api", "arena.cli.league")] == [0, 0, 8]
+
+
+def test_the_command_line_loads_no_plotting_or_web_stack_until_a_command_needs_it() -> None:
+    """``arena`` starts without matplotlib, the web pages or the gRPC service: every command
+    (and a benchmark's process) would pay for them, in start time and in the objects its
+    garbage collector walks."""
+    heavy = ("matplotlib", "fastapi", "uvicorn", "arena.server.web", "arena.server.api")
+    done = subprocess.run([sys.executable, "-c", (
+        "import sys\nfrom arena.cli import app\n"
+        f"print(sorted(name for name in sys.modules if name.startswith({heavy!r})))")],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

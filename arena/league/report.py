@@ -65,7 +65,6 @@ from arena.league.forfeits import (
     fault_counts,
 )
 from arena.league.numbers import estimate, fixed, p_value, percent, rate, signed, verdict
-from arena.league.plots import save_ratings_plot
 from arena.league.ratings import Rating, game_ratings, leaderboard, overall
 from arena.league.schedule import ScheduledMatch
 from arena.match.results import DuplicateResult
@@ -601,6 +600,8 @@ def html_table(view: TableView) -> list[str]:
 
 def write_report(report: LeagueReport[Any], folder: Path) -> list[Path]:
     """Write the ratings plots, report.md, report.html and report.json; the paths written."""
+    from arena.league.plots import save_ratings_plot  # matplotlib, only when plots are drawn
+
     folder.mkdir(parents=True, exist_ok=True)
     written = [save_ratings_plot(report.overall, f"{report.name}: overall",
                                  folder / OVERALL_IMAGE)]

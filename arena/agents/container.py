@@ -183,10 +183,12 @@ class DockerAgent(RemoteAgent):
 
     async def _create_and_start(self) -> None:
         """Check the engine, make the socket folder, create and start the container."""
-        from arena.sandbox.engine import docker_client
+        from arena.sandbox.engine import check_runtime, docker_client
         from arena.sandbox.probe import require_enforced
         try:
             client = await asyncio.to_thread(docker_client)
+            if self.limits.runtime is not None:
+                await asyncio.to_thread(check_runtime, self.limits.runtime)
             await asyncio.to_thread(require_enforced, self.allow_unenforced, self.image.image_id,
                                     self.limits)
         except SandboxError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -62,10 +63,31 @@ def _show_version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _use_runtime(name: str | None) -> str | None:
+    """Run bot containers of this command (and the processes it starts) with the Docker
+    runtime ``name``, once the engine is known to have it."""
+    if name is None:
+        return None
+    from arena.sandbox.engine import check_runtime
+    from arena.sandbox.errors import SandboxError
+    from arena.sandbox.limits import RUNTIME_ENV
+
+    try:
+        check_runtime(name)
+    except SandboxError as error:
+        raise typer.BadParameter(str(error), param_hint="'--runtime'") from None
+    os.environ[RUNTIME_ENV] = name
+    return name
+
+
 @app.callback()
 def main(
     version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
+    runtime: Annotated[str | None, typer.Option(
+        "--runtime", metavar="NAME", callback=_use_runtime,
+        help="The Docker runtime of bot containers (default: the engine's; "
+             "CARDARENA_DOCKER_RUNTIME).")] = None,
 ) -> None:
     """Card Arena: traditional card games for bots."""
 

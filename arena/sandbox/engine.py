@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from arena.sandbox.errors import DockerUnavailable
+from arena.sandbox.errors import DockerUnavailable, UnknownRuntime
 
 INSTALL_HINT = "pip install 'card-arena[docker]'"
 
@@ -31,3 +31,18 @@ def _first_line(error: BaseException) -> str:
     """The first line of an error's message."""
     text = str(error).strip() or type(error).__name__
     return text.splitlines()[0]
+
+
+@functools.cache
+def engine_runtimes() -> tuple[str, ...]:
+    """The runtimes the Docker engine has (``docker info``), sorted."""
+    return tuple(sorted(docker_client().info().get("Runtimes", {}) or {}))
+
+
+def check_runtime(name: str) -> None:
+    """Raise ``UnknownRuntime`` naming the engine's runtimes when it has no runtime ``name``."""
+    runtimes = engine_runtimes()
+    if name not in runtimes:
+        raise UnknownRuntime(f"the Docker engine has no runtime {name!r} (it has "
+                             f"{', '.join(runtimes) or 'none'}); a runtime is registered in "
+                             "the engine's daemon.json, under \"runtimes\"")

@@ -11,6 +11,10 @@ class DockerUnavailable(SandboxError):
     """No usable Docker engine here (the package is missing or the daemon does not answer)."""
 
 
+class UnknownRuntime(SandboxError):
+    """A Docker runtime the engine does not have."""
+
+
 class ImageNotFound(SandboxError):
     """A bot image that does not exist locally."""
 

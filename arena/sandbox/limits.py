@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,15 @@ SOCKET_NAME = "agent.sock"
 
 CONTAINER_ADDRESS = f"unix:{SOCKET_MOUNT}/{SOCKET_NAME}"
 """The address a bot listens on inside its container (given in ``CARDARENA_ADDRESS``)."""
+
+RUNTIME_ENV = "CARDARENA_DOCKER_RUNTIME"
+"""The Docker runtime that runs bot containers on this host (``arena --runtime NAME``); unset,
+the engine's default."""
+
+
+def configured_runtime() -> str | None:
+    """The runtime ``CARDARENA_DOCKER_RUNTIME`` names, None for the engine's default."""
+    return os.environ.get(RUNTIME_ENV, "").strip() or None
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,8 @@ class SandboxLimits:
     """The most of its output Docker keeps for a container."""
     user: str = "10001:10001"
     """The uid:gid the bot runs as (never root)."""
+    runtime: str | None = field(default_factory=configured_runtime)
+    """The Docker runtime (``runc``, ``runsc``...); None: the engine's default."""
 
     @property
     def uid(self) -> int:
@@ -45,8 +57,11 @@ class SandboxLimits:
         return int(group) if group else self.uid
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (for match records)."""
-        return asdict(self)
+        """A JSON-ready form (for match records; the runtime only when one is named)."""
+        found = asdict(self)
+        if self.runtime is None:
+            del found["runtime"]
+        return found
 
 
 def container_options(image: str, limits: SandboxLimits, socket_dir: Path,
@@ -77,4 +92,6 @@ def container_options(image: str, limits: SandboxLimits, socket_dir: Path,
     }
     if cpuset is not None:
         options["cpuset_cpus"] = cpuset
+    if limits.runtime is not None:
+        options["runtime"] = limits.runtime
     return options

@@ -12,7 +12,8 @@ arena's own: ``socket_folder``, a size-capped file system for each seat's socket
 from __future__ import annotations
 
 import functools
-import tempfile
+import os
+import stat
 import threading
 import uuid
 from dataclasses import dataclass
@@ -23,11 +24,12 @@ from arena.sandbox import capfs, labels
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import LimitsNotEnforced, SandboxError
 from arena.sandbox.lifeline import CONTAINER, FOLDER, lifeline
-from arena.sandbox.limits import SandboxLimits, container_options
+from arena.sandbox.limits import SOCKET_MOUNT, SOCKET_NAME, SandboxLimits, container_options
+from arena.sandbox.socketdir import SocketDir
 
 LIMIT_NAMES = ("network", "read_only", "tmpfs_noexec", "user", "capabilities",
                "no_new_privileges", "seccomp", "pids", "memory", "memory_swap", "cpu", "nofile",
-               "init", "log_cap", "socket_folder")
+               "init", "log_cap", "socket_folder", "socket")
 """Every limit the probe checks; ``--allow-unenforced`` takes these names."""
 
 PROBE_TIMEOUT_S = 60
@@ -58,7 +60,11 @@ while read -r dev mnt fs opts rest; do
 done < /proc/self/mounts
 for f in /sys/class/net/*; do echo "net=${f##*/}"; done
 show init /proc/1/comm
-"""
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("@SOCKET@")' 2>/dev/null \
+    && echo socket_made=1 || echo socket_made=0
+fi
+""".replace("@SOCKET@", f"{SOCKET_MOUNT}/{SOCKET_NAME}")
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,11 @@ def observe(result: ProbeResult, limits: SandboxLimits) -> dict[str, tuple[bool,
     max_size = (log.get("Config") or {}).get("max-size", "")
     need("log_cap", log.get("Type") in ("json-file", "local") and bool(max_size),
          f"log driver {log.get('Type')} max-size {max_size or 'none'}")
+    if "socket_on_host" in result.seen and result.first("socket_made") == "1":
+        shown = result.first("socket_on_host") == "1"
+        need("socket", shown, "a socket made in the container shows on the host" if shown else
+             f"a socket made in the container at {SOCKET_MOUNT}/{SOCKET_NAME} is not on the "
+             "host (the runtime does not share sockets through the mount)")
     return observed
 
 
@@ -173,22 +184,25 @@ def _cpu(result: ProbeResult, limits: SandboxLimits) -> tuple[bool, str]:
 def run_probe(image: str, options: dict[str, Any] | None = None,
               limits: SandboxLimits | None = None) -> ProbeResult:
     """Run the probe script in one container from ``image`` (with ``options``, by default a
-    bot's hardened options) and return what it saw; the container is always removed (by this
+    bot's hardened options on a socket folder of its own, where it makes a socket the host
+    then looks for) and return what it saw; the container is always removed (by this
     process's reaper if it dies meanwhile)."""
     client = docker_client()
     from docker.errors import DockerException
     from requests.exceptions import RequestException
     limits = limits or SandboxLimits()
     name = f"cardarena-probe-{uuid.uuid4().hex[:12]}"
-    with tempfile.TemporaryDirectory(prefix="cat-probe-") as socket_dir:
-        try:
-            lifeline().track(FOLDER, socket_dir)
-            lifeline().track(CONTAINER, name)
-        except OSError as error:
-            raise SandboxError(f"cannot probe the sandbox limits: {error}") from None
+    try:
+        socket_dir = SocketDir.create(limits.uid, limits.gid)
+        lifeline().track(FOLDER, socket_dir.outer)
+        lifeline().track(CONTAINER, name)
+    except OSError as error:
+        raise SandboxError(f"cannot probe the sandbox limits: {error}") from None
+    seen_on_host: dict[str, tuple[str, ...]] = {}
+    try:
         if options is None:
-            options = container_options(image, limits, Path(socket_dir),
-                                        {labels.SANDBOX: "1"})
+            options = container_options(image, limits, socket_dir.path, {labels.SANDBOX: "1"})
+            seen_on_host["socket_on_host"] = ()
         probe_labels = {**options.get("labels", {}), labels.SANDBOX: "1",
                         **labels.arena_labels()}
         options = {**options, "image": image, "entrypoint": ["sh", "-c", PROBE_SCRIPT],
@@ -206,11 +220,23 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
                                f"{' '.join(str(error).split())}") from None
         finally:
             _remove_probe(client, name, created=container is not None)
-    lifeline().forget(FOLDER, socket_dir)
+        if "socket_on_host" in seen_on_host:
+            seen_on_host["socket_on_host"] = ("1" if _is_socket(socket_dir.socket) else "0",)
+    finally:
+        socket_dir.remove()
+        lifeline().forget(FOLDER, socket_dir.outer)
     if outcome.get("StatusCode") != 0:
         raise SandboxError(f"the sandbox probe failed in image {image} (status "
                            f"{outcome.get('StatusCode')}): {output.strip()[-500:]}")
-    return ProbeResult(parse_output(output), host_config)
+    return ProbeResult({**parse_output(output), **seen_on_host}, host_config)
+
+
+def _is_socket(path: Path) -> bool:
+    """True when ``path`` is a Unix socket (links not followed)."""
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _remove_probe(client: Any, name: str, created: bool) -> None:

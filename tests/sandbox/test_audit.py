@@ -28,7 +28,7 @@ from .capping import require_capping
 ARENA = Path(sys.executable).with_name("arena")
 LIMITS = ("network", "read_only", "tmpfs_noexec", "user", "capabilities", "no_new_privileges",
           "seccomp", "pids", "memory", "memory_swap", "cpu", "nofile", "init", "log_cap",
-          "socket_folder")
+          "socket", "socket_folder")
 PROMISES = [*(f"limit {name}" for name in LIMITS), "socket folder holds nothing of the bot's",
             "flood unsolicited", "flood metadata", "flood trailers", "flood details",
             "flood compressed", "flood output"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import tempfile
@@ -20,6 +21,7 @@ from typer.testing import CliRunner, Result
 from arena.cli import app
 from arena.sandbox import labels
 from arena.sandbox.engine import docker_client
+from arena.sandbox.limits import RUNTIME_ENV, SandboxLimits, container_options
 from arena.sandbox.socketdir import SocketDir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,3 +290,43 @@ def test_a_container_that_never_creates_its_socket_forfeits_with_init_error(
     assert checked.exit_code == 1
     assert "FAIL start-up: the bot did not create its socket within 1.5 s" in checked.stdout
     assert "SKIP clean shutdown: the bot did not start" in checked.stdout
+
+
+@pytest.mark.docker
+def test_a_runtime_the_engine_lacks_is_one_line_naming_the_ones_it_has(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RUNTIME_ENV, "")  # restored at the end, whatever the command sets
+    result = run("--runtime", "no-such-runtime", "play", "briscola", "--policy", "random",
+                 "--policy", "random")
+    assert result.exit_code == 2
+    [line] = stderr_lines(result)
+    assert line.startswith("error: Invalid value for '--runtime': the Docker engine has no "
+                           "runtime 'no-such-runtime' (it has "), line
+    assert "runc" in line and os.environ[RUNTIME_ENV] == ""
+
+
+def test_the_runtime_reaches_the_container_options_and_the_records(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``CARDARENA_DOCKER_RUNTIME`` (set by ``--runtime``) is every container's runtime and
+    is named in the limits a record keeps; unset, neither says anything of a runtime."""
+    monkeypatch.setenv(RUNTIME_ENV, "")
+    default = SandboxLimits()
+    assert "runtime" not in container_options("img", default, tmp_path, {})
+    assert "runtime" not in default.to_dict()
+    monkeypatch.setenv(RUNTIME_ENV, "runc")
+    chosen = SandboxLimits()
+    assert container_options("img", chosen, tmp_path, {})["runtime"] == "runc"
+    assert chosen.to_dict()["runtime"] == "runc"
+
+
+def test_play_with_the_runtime_named_runs_and_records_it(
+        random_image: Any, sockets_under: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--runtime runc`` (the engine's default runtime, named): the match plays, the probe
+    passes with it, and the record names it."""
+    monkeypatch.setenv(RUNTIME_ENV, "")  # restored at the end: the command sets it
+    played = run("--runtime", "runc", "play", "briscola", "--bot", f"image:{random_image.ref}",
+                 "--policy", "random", "--seed", "3", "--json")
+    assert played.exit_code == 0, played.output
+    record = json.loads(played.stdout)
+    assert record["seats"][0]["agent"]["limits"]["runtime"] == "runc"
+    assert record["reasons"] == ["OK", "OK"]

@@ -102,6 +102,24 @@ def test_each_missing_limit_is_named_with_what_was_seen(key: str, value: str | N
     assert missing[limit]
 
 
+def test_a_socket_the_host_cannot_see_is_reported() -> None:
+    """The probe made its socket, and the host found it or not (a runtime such as gVisor's
+    keeps it inside its sandbox); a probe image without python3 makes none, and nothing is
+    said of it."""
+    shown = ProbeResult({**parse_output(ENFORCED_V1 + "socket_made=1\n"),
+                         "socket_on_host": ("1",)}, LOGGED)
+    assert analyse(shown, LIMITS) == {}
+    assert probe.observe(shown, LIMITS)["socket"] == (
+        True, "a socket made in the container shows on the host")
+    hidden = ProbeResult({**parse_output(ENFORCED_V1 + "socket_made=1\n"),
+                          "socket_on_host": ("0",)}, LOGGED)
+    assert analyse(hidden, LIMITS) == {"socket": (
+        "a socket made in the container at /run/cardarena/agent.sock is not on the host (the "
+        "runtime does not share sockets through the mount)")}
+    unmade = ProbeResult({**parse_output(ENFORCED_V1), "socket_on_host": ("0",)}, LOGGED)
+    assert "socket" not in probe.observe(unmade, LIMITS)
+
+
 def test_uncapped_logs_are_reported() -> None:
     missing = analyse(result(ENFORCED_V1, {"LogConfig": {"Type": "json-file", "Config": {}}}),
                       LIMITS)
@@ -111,7 +129,8 @@ def test_uncapped_logs_are_reported() -> None:
 def test_the_limit_names_are_the_documented_ones() -> None:
     assert set(LIMIT_NAMES) == {"network", "read_only", "tmpfs_noexec", "user", "capabilities",
                                 "no_new_privileges", "seccomp", "pids", "memory", "memory_swap",
-                                "cpu", "nofile", "init", "log_cap", "socket_folder"}
+                                "cpu", "nofile", "init", "log_cap", "socket_folder",
+                                "socket"}
 
 
 def test_require_enforced_names_missing_limits_unless_allowed(
@@ -128,8 +147,11 @@ def test_require_enforced_names_missing_limits_unless_allowed(
 
 @pytest.mark.docker
 def test_this_engine_enforces_every_limit(base_image: str) -> None:
+    """Every limit, and the bot's socket shown to the host, checked for real."""
     assert missing_limits(BASE_IMAGE, LIMITS) == {}
     require_enforced(frozenset(), BASE_IMAGE, LIMITS)
+    seen = probe.observe(run_probe(BASE_IMAGE, limits=LIMITS), LIMITS)
+    assert seen["socket"] == (True, "a socket made in the container shows on the host")
 
 
 @pytest.mark.docker

@@ -66,6 +66,9 @@ EXCERPT_LINES = 20
 
 EXCERPT_CHARS = 2000
 
+OUTPUT_READS = 2
+"""How many times the container's log is read when Docker breaks a read off."""
+
 
 def _infra(detail: str) -> AgentFailure:
     """The arena's own failure (Docker itself): no verdict against the bot."""
@@ -386,8 +389,7 @@ class DockerAgent(RemoteAgent):
         """Read the container's output, remove the container (forced) and the socket folder."""
         try:
             if self.container is not None:
-                with contextlib.suppress(*_docker_errors()):
-                    self._read_output()
+                self._keep_output()
             if self.docker_name:
                 self._remove_container()
         finally:
@@ -412,24 +414,38 @@ class DockerAgent(RemoteAgent):
 
     # --- output --------------------------------------------------------------------------
 
-    def _read_output(self) -> None:
-        """Split the container's log into the deal windows by its timestamps (worker thread,
-        once the container has stopped, so the log is complete)."""
+    def _keep_output(self) -> None:
+        """Keep the container's output (worker thread): a read Docker breaks off is tried once
+        more, and the longer of the two reads is kept."""
+        for _ in range(OUTPUT_READS):
+            output, complete = self._read_output()
+            if output.size() >= self.output.size():
+                self.output = output
+            if complete:
+                return
+
+    def _read_output(self) -> tuple[OutputLog, bool]:
+        """The container's log split into the deal windows by its timestamps (once the
+        container has stopped, so the log is complete), and whether Docker gave all of it."""
         output = OutputLog(self.output.cap)
         marks = iter(self._marks)
         mark = next(marks, None)
-        for frame in self.container.logs(stream=True, follow=False, stdout=True, stderr=True,
-                                         timestamps=True):
-            stamp, _, text = bytes(frame).partition(b" ")
-            at = log_time_ns(stamp)
-            while mark is not None and at is not None and at >= mark:
-                output.mark()
-                mark = next(marks, None)
-            output.append(text)
+        complete = True
+        try:
+            for frame in self.container.logs(stream=True, follow=False, stdout=True,
+                                             stderr=True, timestamps=True):
+                stamp, _, text = bytes(frame).partition(b" ")
+                at = log_time_ns(stamp)
+                while mark is not None and at is not None and at >= mark:
+                    output.mark()
+                    mark = next(marks, None)
+                output.append(text)
+        except _docker_errors():
+            complete = False
         while mark is not None:
             output.mark()
             mark = next(marks, None)
-        self.output = output
+        return output, complete
 
     def mark_output(self) -> None:
         """Start a new output window (the next deal's): output Docker logged from now on."""

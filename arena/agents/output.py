@@ -24,6 +24,10 @@ class OutputLog:
             del window[:excess]
             self._dropped[-1] += excess
 
+    def size(self) -> int:
+        """The bytes seen in every window, those dropped included."""
+        return sum(len(window) for window in self._windows) + sum(self._dropped)
+
     def mark(self) -> None:
         """Start a new window."""
         self._windows.append(bytearray())

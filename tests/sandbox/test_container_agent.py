@@ -297,3 +297,38 @@ def test_docker_seats_are_pinned_to_a_core_each_when_there_are_enough() -> None:
     assert pin_to_cores([docker], cores=[0]) == [docker]
     chosen = DockerSeat(image, cpuset="1")
     assert pin_to_cores([chosen, docker], cores=[0, 1])[0] is chosen
+
+
+class BrokenLogs:
+    """A container whose log Docker hands over in part, then breaks off, the first ``breaks``
+    times it is read."""
+
+    def __init__(self, frames: list[bytes], breaks: int) -> None:
+        """The log's timestamped frames; how many reads break after the first frame."""
+        self.frames = frames
+        self.breaks = breaks
+        self.reads = 0
+
+    def logs(self, **options: Any) -> Any:
+        """The frames, or the first one and then Docker's error."""
+        from docker.errors import APIError
+
+        self.reads += 1
+        if self.reads <= self.breaks:
+            yield self.frames[0]
+            raise APIError("log stream broken off")
+        yield from self.frames
+
+
+FRAMES = [b"2026-11-29T18:35:48.1Z first\n", b"2026-11-29T18:35:48.2Z second\n"]
+
+
+@pytest.mark.parametrize(("breaks", "reads", "kept"), [
+    (0, 1, "first\nsecond\n"), (1, 2, "first\nsecond\n"), (5, 2, "first\n")])
+def test_a_log_read_docker_breaks_off_is_tried_again_and_the_most_is_kept(
+        breaks: int, reads: int, kept: str) -> None:
+    agent = DockerAgent(BotImage("img:1", "sha256:x", "img", "1", ("*",)))
+    container = agent.container = BrokenLogs(FRAMES, breaks)
+    agent._keep_output()
+    assert container.reads == reads
+    assert "".join(agent.output_windows()) == kept

@@ -193,7 +193,7 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
     limits = limits or SandboxLimits()
     name = f"cardarena-probe-{uuid.uuid4().hex[:12]}"
     try:
-        socket_dir = SocketDir.create(limits.uid, limits.gid)
+        socket_dir = SocketDir.create(limits.uid, limits.gid, capped=not capfs.unavailable())
         lifeline().track(FOLDER, socket_dir.outer)
         lifeline().track(CONTAINER, name)
     except OSError as error:

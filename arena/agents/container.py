@@ -131,6 +131,9 @@ class DockerAgent(RemoteAgent):
         """How the container ended, once known."""
         self._marks: list[int] = []
         """When each output window after the first began (wall clock, ns)."""
+        self._since_ns: int | None = None
+        """When the current match's output began (wall clock, ns), for a kept container;
+        None: from the container's start."""
         self._starting: asyncio.Future[None] | None = None
 
     # --- description ---------------------------------------------------------------------
@@ -431,11 +434,17 @@ class DockerAgent(RemoteAgent):
         marks = iter(self._marks)
         mark = next(marks, None)
         complete = True
+        since = self._since_ns
+        # Docker takes whole seconds here; the lines of the second before the window are
+        # dropped by their own timestamps.
+        asked = {} if since is None else {"since": since // 1_000_000_000}
         try:
             for frame in self.container.logs(stream=True, follow=False, stdout=True,
-                                             stderr=True, timestamps=True):
+                                             stderr=True, timestamps=True, **asked):
                 stamp, _, text = bytes(frame).partition(b" ")
                 at = log_time_ns(stamp)
+                if since is not None and (at is None or at < since):
+                    continue
                 while mark is not None and at is not None and at >= mark:
                     output.mark()
                     mark = next(marks, None)
@@ -451,6 +460,57 @@ class DockerAgent(RemoteAgent):
         """Start a new output window (the next deal's): output Docker logged from now on."""
         self._marks.append(time.time_ns())
         self.output.mark()
+
+    # --- kept between matches (arena.agents.warm) ----------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """True once the container exists."""
+        return self.container is not None
+
+    def running(self) -> bool:
+        """False once the container is known to have stopped or been stopped."""
+        return self.container is not None and self.end is None and self.exit is None
+
+    async def still_running(self) -> bool:
+        """True when Docker says the container runs."""
+        if not self.running():
+            return False
+        try:
+            state = await self._state()
+        except AgentFailure:
+            return False
+        return bool(state.get("Running")) and not state.get("Restarting")
+
+    def begin_window(self) -> None:
+        """Keep the output the container logs from now on, apart from what came before."""
+        self._since_ns = time.time_ns()
+        self._marks = []
+        self.output = OutputLog(self.output.cap)
+
+    async def end_window(self) -> None:
+        """Read the match's output back from Docker's log, the container still running."""
+        if self.container is not None:
+            await asyncio.to_thread(self._keep_output)
+
+    async def memory_bytes(self) -> int | None:
+        """The container's memory in use (its cgroup, else Docker's one-shot stats)."""
+        if not self.container_id:
+            return None
+        from arena.sandbox.engine import docker_client
+        from arena.sandbox.memory import container_memory_bytes
+        return await asyncio.to_thread(container_memory_bytes, self.container_id,
+                                       docker_client())
+
+    def kill_now(self) -> None:
+        """Remove the container (forced) and its socket folder without the event loop."""
+        try:
+            if self.docker_name:
+                self._remove_container()
+        finally:
+            if self.socket_dir is not None:
+                self.socket_dir.remove()
+                lifeline().forget(SOCKET_DIR, self.socket_dir.outer)
 
 
 def log_time_ns(stamp: bytes) -> int | None:

@@ -1,22 +1,27 @@
-"""A worker's pool of process bots kept running between matches: each instance is shown a deal
-at most once.
+"""A worker's pool of bots kept running between matches, processes and containers alike: each
+instance is shown a deal at most once.
 
 The match runner plays each rotation of a duplicate set with agents of its own and shuts them
 down at the end. A league worker plays many sets with the same bots, so ``AgentPool`` keeps
-their processes: ``lend`` turns every ``BotSeat`` of a match into a seat whose agents (one per
-rotation) are launched instances of that bot, each taken from the pool's idle instances of the
-bot only if its deal ledger (``arena.agents.ledger``) has not seen the match's deal, else
-started afresh. ``give_back`` keeps each instance that played its deal cleanly (at most
-``max_idle`` of a bot) and stops every other one (it crashed, timed out, broke a rule, or its
-set was void or did not finish); ``close`` stops them all. A warm instance so plays one
-rotation of many matches, each of another deal, and never one deal twice.
+them running: ``lend`` turns every ``BotSeat`` (a process) and ``DockerSeat`` (a container) of
+a match into a seat whose agents (one per rotation) are launched instances of that bot, each
+taken from the pool's idle instances of the bot only if its deal ledger
+(``arena.agents.ledger``) has not seen the match's deal and it still runs, else started afresh.
+``give_back`` keeps each instance that played its deal cleanly (at most ``max_idle`` of a bot)
+and stops every other one (it crashed, timed out, broke a rule, or its set was void or did not
+finish), and retires the kept ones past the pool's limits (``arena.agents.warm.PoolLimits``:
+matches, minutes, memory growth); ``close`` stops them all. A warm instance so plays one
+rotation of many matches, each of another deal, and never one deal twice. A kept container's
+output of a match is read back from Docker's log by time (``DockerAgent.end_window``).
 
 The pool owns one event loop, on which every match of the worker runs (``run``): processes,
 pipes and gRPC channels belong to the loop that made them. ``kill_now`` stops every bot
 without the loop, for a signal handler; ``install_sigterm`` makes SIGTERM do that and then end
 the process as SIGTERM would. A worker killed outright (SIGKILL) cannot stop anything, so the
-pool tells a small watchdog process of its own session each bot it starts and stops; when the
-worker's end closes the watchdog's pipe, the watchdog stops the bots still listed.
+pool tells a small watchdog process of its own session each process bot it starts and stops;
+when the worker's end closes the watchdog's pipe, the watchdog stops the bots still listed.
+Containers are the arena's reaper's and janitor's (``arena.sandbox.lifeline``,
+``arena.sandbox.janitor``), as every container is.
 """
 
 from __future__ import annotations
@@ -29,18 +34,18 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Collection, Coroutine, Sequence
+from collections.abc import Collection, Coroutine, Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, Reply, Turn
+from arena.agents.container import DockerAgent
 from arena.agents.errors import AgentFailure
-from arena.agents.output import OutputLog
 from arena.agents.process import STOP_GRACE_S, LocalProcessAgent
-from arena.agents.seats import BotSeat, SeatSpec
-from arena.bots import BotManifest
+from arena.agents.seats import BotSeat, DockerSeat, SeatSpec
+from arena.agents.warm import PoolLimits
 from arena.games import Game
 
 T = TypeVar("T")
@@ -82,8 +87,14 @@ for pid, folder in bots.items():
 """The watchdog: reads ``+ PID FOLDER`` and ``- PID FOLDER`` lines, and at the end of its input
 stops the process groups still listed and removes their folders."""
 
-BotKey = tuple[BotManifest, Path | None]
-"""A pooled bot: its manifest and its temporary root (the instances of one key are alike)."""
+BotKey = Hashable
+"""A pooled bot: what makes its instances alike (``pool_key``)."""
+
+WarmBot = LocalProcessAgent | DockerAgent
+"""A bot instance a pool keeps: a local process or a container."""
+
+PooledSpec = BotSeat | DockerSeat
+"""The seats whose bots a pool keeps: bot folders run as processes, and bot images."""
 
 MAX_IDLE = 32
 """Idle instances a pool keeps per bot by default: a match needs one per seat the bot fills
@@ -96,18 +107,19 @@ class PooledAgent(Agent):
 
     remote = True
 
-    def __init__(self, pool: AgentPool, key: BotKey, deal: int) -> None:
-        """An instance of the bot of ``key`` for one rotation of the deal of seed ``deal``
-        (taken from the pool when the match launches)."""
+    def __init__(self, pool: AgentPool, spec: PooledSpec, deal: int) -> None:
+        """An instance of the seat's bot for one rotation of the deal of seed ``deal`` (taken
+        from the pool when the match launches)."""
         self.pool = pool
-        self.key = key
+        self.spec = spec
+        self.key = pool_key(spec)
         self.deal = deal
-        self.bot: LocalProcessAgent | None = None
+        self.bot: WarmBot | None = None
         self.faulted = False
         """True once the bot failed, timed out or could not start in this match."""
         self.stopped: AgentExit | None = None
 
-    def _bot(self) -> LocalProcessAgent:
+    def _bot(self) -> WarmBot:
         """The bot taken at launch."""
         if self.bot is None:
             raise RuntimeError(f"bot {self.label}: used before launch")
@@ -116,18 +128,20 @@ class PooledAgent(Agent):
     @property
     def label(self) -> str:
         """The bot's name."""
-        return self.key[0].name
+        if self.bot is not None:
+            return self.bot.label
+        return self.spec.manifest.name if isinstance(self.spec, BotSeat) else self.spec.image.name
 
     def describe(self) -> dict[str, Any]:
-        """The bot's description (its manifest and what it said in Ready)."""
-        return self.key[0].describe() if self.bot is None else self.bot.describe()
+        """The bot's description (its manifest or image, and what it said in Ready)."""
+        return self.spec.create_agent().describe() if self.bot is None else self.bot.describe()
 
     async def launch(self, startup_s: float) -> None:
-        """Take an instance that has not seen the deal from the pool (a new process if it has
+        """Take an instance that has not seen the deal from the pool (a new one if it has
         none), start its output afresh, and launch it if it has not started yet."""
-        bot = self.bot = await self.pool.take(self.key, self.deal)
-        bot.output = OutputLog(bot.output.cap)
-        if bot.process is None:
+        bot = self.bot = await self.pool.take(self.spec, self.deal)
+        bot.begin_window()
+        if not bot.started:
             try:
                 await bot.launch(startup_s)
             except AgentFailure:
@@ -158,15 +172,17 @@ class PooledAgent(Agent):
         await self._bot().close(end)
 
     async def shutdown(self) -> AgentExit:
-        """Stop a faulted bot now; keep any other one for ``AgentPool.give_back``."""
+        """Stop a faulted bot now; keep any other one for ``AgentPool.give_back``, with its
+        output of the match gathered."""
         if self.stopped is not None:
             return self.stopped
         bot = self.bot
         if bot is None:
             return AgentExit(None, KEPT)
-        if self.faulted or bot.process is None or bot.process.returncode is not None:
+        if self.faulted or not bot.started or not bot.running():
             self.stopped = await self.pool.stop(bot)
             return self.stopped
+        await bot.end_window()
         return AgentExit(None, KEPT)
 
     def output_windows(self) -> list[str]:
@@ -176,27 +192,26 @@ class PooledAgent(Agent):
 
 @dataclass(frozen=True, eq=False)
 class PooledSeat:
-    """A bot folder's seat whose agents (one per rotation) come from the pool."""
+    """A bot folder's or image's seat whose agents (one per rotation) come from the pool."""
 
-    spec: BotSeat
+    spec: PooledSpec
     pool: AgentPool
-    key: BotKey
     deal: int
     agents: list[PooledAgent] = field(default_factory=list)
     """The agent made for each rotation, in rotation order."""
 
     @property
     def label(self) -> str:
-        """``name (bot)``, as the bot folder's own seat."""
+        """``name (bot)`` or ``name (docker)``, as the seat's own."""
         return self.spec.label
 
     def check(self, game: Game) -> None:
-        """Raise ``BotConfigError`` when the bot's manifest does not list the game."""
+        """Check the seat as its own ``check`` does."""
         self.spec.check(game)
 
     def create_agent(self) -> PooledAgent:
         """A pooled instance for the next rotation of the match."""
-        agent = PooledAgent(self.pool, self.key, self.deal)
+        agent = PooledAgent(self.pool, self.spec, self.deal)
         self.agents.append(agent)
         return agent
 
@@ -213,32 +228,52 @@ class Loan:
                 if isinstance(seat, PooledSeat) for rotation, agent in enumerate(seat.agents)]
 
 
-def running(pid: int) -> bool:
-    """True while the process exists and has not exited: the event loop learns of a bot's
-    death only when its child watcher reaps it, which may come after the next match starts."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[:1] not in (["Z"], ["X"])
+def pool_key(spec: PooledSpec) -> BotKey:
+    """What makes instances of a seat's bot alike: a folder's manifest and temporary root; an
+    image's id with every setting its containers are made with."""
+    if isinstance(spec, BotSeat):
+        return (spec.manifest, spec.temp_root)
+    return ("docker", spec.image.image_id, spec.limits, spec.temp_root, spec.allow_unenforced,
+            spec.cpuset, spec.command)
+
+
+def _family(key: BotKey) -> Hashable:
+    """The bot folder and temporary root of a process bot's key (a folder runs one manifest at
+    a time: an edited one replaces its idle instances); a container's own key."""
+    if isinstance(key, tuple) and key and key[0] != "docker":
+        return (key[0].folder, key[1])
+    return key
+
+
+@dataclass
+class Tenure:
+    """When a pooled instance started, and its memory after its first match."""
+
+    born: float
+    baseline: int | None = None
 
 
 class AgentPool:
-    """Launched process bots of one worker, by bot, kept between matches; an instance is
-    handed out only for a deal it has not seen."""
+    """Launched bots of one worker (processes and containers), by bot, kept between matches;
+    an instance is handed out only for a deal it has not seen."""
 
-    def __init__(self, max_idle: int = MAX_IDLE) -> None:
-        """An empty pool keeping at most ``max_idle`` idle instances of each bot; its event
-        loop is made on first use."""
+    def __init__(self, max_idle: int = MAX_IDLE, limits: PoolLimits | None = None) -> None:
+        """An empty pool keeping at most ``max_idle`` idle instances of each bot, each for as
+        long as ``limits`` allow (default: from the environment); its event loop is made on
+        first use."""
         self.max_idle = max_idle
-        self._idle: dict[BotKey, list[LocalProcessAgent]] = {}
-        self._live: set[LocalProcessAgent] = set()
+        self.limits = limits or PoolLimits.from_env()
+        self._idle: dict[BotKey, list[WarmBot]] = {}
+        self._live: dict[WarmBot, Tenure] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: subprocess.Popen[bytes] | None = None
         self._task: asyncio.Task[Any] | None = None
         self._terminating = False
         self.launched = 0
-        """How many bot agents the pool has made (each is one process once launched)."""
+        """How many bot agents the pool has made (each is one process or container once
+        launched)."""
+        self.retired: list[str] = []
+        """Why each healthy instance was retired (``PoolLimits``), oldest first."""
 
     # --- matches -------------------------------------------------------------------------
 
@@ -262,75 +297,93 @@ class AgentPool:
                 self._die()
 
     def lend(self, seats: Sequence[SeatSpec], deal: int) -> Loan:
-        """The seats of a match on the deal of seed ``deal``, each bot folder's seat taken from
-        the pool (one instance per seat and rotation); other seats are left as they are."""
-        return Loan([PooledSeat(spec, self, (spec.manifest, spec.temp_root), deal)
-                     if isinstance(spec, BotSeat) else spec for spec in seats])
+        """The seats of a match on the deal of seed ``deal``, each bot folder's and image's
+        seat taken from the pool (one instance per seat and rotation); other seats are left as
+        they are."""
+        return Loan([PooledSeat(spec, self, deal) if isinstance(spec, BotSeat | DockerSeat)
+                     else spec for spec in seats])
 
     def give_back(self, loan: Loan, clean: Collection[tuple[int, int]] | None) -> None:
         """Keep the instances that played their deal cleanly (``clean``: their (entrant,
-        rotation) pairs, as the match results' ``clean_instances`` gives them), stop every
-        other one (all of them when the set did not finish: ``clean`` None), and stop the idle
-        instances of a bot beyond ``max_idle`` and those whose ledger is full."""
-        kept = clean or ()
+        rotation) pairs, as the match results' ``clean_instances`` gives them) and are within
+        the pool's limits; stop every other one (all of them when the set did not finish:
+        ``clean`` None), and the idle instances of a bot beyond ``max_idle``."""
+        self.run(self._settle(loan, clean or ()))
+
+    async def _settle(self, loan: Loan, kept: Collection[tuple[int, int]]) -> None:
+        """``give_back``'s work, on the pool's loop."""
         stops = []
         for entrant, rotation, agent in loan.agents():
             if agent.bot is None or agent.stopped is not None:
                 continue
             bot = agent.bot
-            alive = bot.process is not None and bot.process.returncode is None
-            if ((entrant, rotation) in kept and not agent.faulted and alive
-                    and bot in self._live and not bot.ledger.full):
+            if ((entrant, rotation) in kept and not agent.faulted and bot.running()
+                    and bot in self._live and await self._fit(bot)):
                 self._idle.setdefault(agent.key, []).append(bot)
             else:
                 stops.append(self.stop(bot))
+        now = time.monotonic()
         for idle in self._idle.values():
-            stops += [self.stop(bot) for bot in idle[self.max_idle:]]
-            del idle[self.max_idle:]
-        if stops:
-            self.run(_gather(stops))
+            old = [bot for bot in idle[:self.max_idle]
+                   if now - self._live[bot].born >= self.limits.max_age_s]
+            stops += [self.stop(bot) for bot in idle[self.max_idle:] + old]
+            idle[:] = [bot for bot in idle[:self.max_idle] if bot not in old]
+        await _gather(stops)
 
-    async def take(self, key: BotKey, deal: int) -> LocalProcessAgent:
-        """An instance of the bot of ``key`` that has not seen the deal of seed ``deal``: an
-        idle one whose process still runs, else a new one (not launched yet). Idle instances
-        of the same folder and temporary root but another manifest, or whose process has
-        exited, are stopped."""
-        manifest, temp_root = key
+    async def _fit(self, bot: WarmBot) -> bool:
+        """True when a bot that played cleanly may play again: its ledger has room and the
+        pool's limits allow (its memory after its first match is its baseline)."""
+        if bot.ledger.full:
+            return False
+        tenure = self._live[bot]
+        memory = await bot.memory_bytes()
+        if tenure.baseline is None:
+            tenure.baseline = memory
+        reason = self.limits.retire_reason(len(bot.ledger), time.monotonic() - tenure.born,
+                                           memory, tenure.baseline)
+        if reason is not None:
+            self.retired.append(f"{bot.label}: {reason}")
+        return reason is None
+
+    async def take(self, spec: PooledSpec, deal: int) -> WarmBot:
+        """An instance of the seat's bot that has not seen the deal of seed ``deal``: an idle
+        one that still runs, else a new one (not launched yet). Idle instances of the same
+        folder and temporary root but another manifest, or that no longer run, are stopped."""
+        key = pool_key(spec)
         stale = [other for other in self._idle
-                 if other != key and other[0].folder == manifest.folder
-                 and other[1] == temp_root]
+                 if other != key and _family(other) == _family(key)]
         for other in stale:
-            for bot in self._idle.pop(other, []):
-                await self.stop(bot)
+            for replaced in self._idle.pop(other, []):
+                await self.stop(replaced)
         idle = self._idle.get(key, [])
-        while (bot := next((bot for bot in idle if deal not in bot.ledger), None)) is not None:
+        while (bot := next((one for one in idle if deal not in one.ledger), None)) is not None:
             idle.remove(bot)
             await asyncio.sleep(0)
-            process = bot.process
-            if process is not None and process.returncode is None and running(process.pid):
+            if bot.running() and await bot.still_running():
                 return bot
             await self.stop(bot)
-        return self.new_bot(key)
+        return self.new_bot(spec)
 
-    def new_bot(self, key: BotKey) -> LocalProcessAgent:
-        """A new bot agent for ``key`` (launched by its first match)."""
-        manifest, temp_root = key
-        bot = LocalProcessAgent(manifest, temp_root=temp_root)
-        bot.on_spawn = self.watch  # the watchdog hears of it before it listens
-        self._live.add(bot)
+    def new_bot(self, spec: PooledSpec) -> WarmBot:
+        """A new bot agent for the seat (launched by its first match)."""
+        bot: WarmBot = spec.create_agent()
+        if isinstance(bot, LocalProcessAgent):
+            bot.on_spawn = self.watch  # the watchdog hears of it before it listens
+        self._live[bot] = Tenure(time.monotonic())
         self.launched += 1
         return bot
 
-    async def stop(self, bot: LocalProcessAgent) -> AgentExit:
-        """Stop a bot of the pool (its process group, folder and channel)."""
-        self._live.discard(bot)
+    async def stop(self, bot: WarmBot) -> AgentExit:
+        """Stop a bot of the pool (its process group or container, folder and channel)."""
+        self._live.pop(bot, None)
         for idle in self._idle.values():
             if bot in idle:
                 idle.remove(bot)
         try:
             return await bot.shutdown()
         finally:
-            self._tell("-", bot)
+            if isinstance(bot, LocalProcessAgent):
+                self._tell("-", bot)
 
     def watch(self, bot: LocalProcessAgent) -> None:
         """Tell the watchdog (started now if need be) of a bot whose process has just been
@@ -370,7 +423,7 @@ class AgentPool:
     # --- the end of the worker -----------------------------------------------------------
 
     @property
-    def bots(self) -> list[LocalProcessAgent]:
+    def bots(self) -> list[WarmBot]:
         """Every bot of the pool not yet stopped (idle or in a match)."""
         return list(self._live)
 
@@ -389,9 +442,16 @@ class AgentPool:
             loop.close()
 
     def kill_now(self, grace_s: float = STOP_GRACE_S) -> None:
-        """Stop every bot without the event loop (from a signal handler): SIGTERM to each
-        process group, SIGKILL to those still there after ``grace_s``, folders removed."""
-        bots = [bot for bot in self._live if bot.process is not None]
+        """Stop every bot without the event loop (from a signal handler): containers removed
+        (forced, all at once), SIGTERM to each process group, SIGKILL to those still there
+        after ``grace_s``, folders removed."""
+        containers = [bot for bot in self._live if isinstance(bot, DockerAgent)]
+        removing = ThreadPoolExecutor(max_workers=8) if containers else None
+        if removing is not None:
+            for container in containers:
+                removing.submit(container.kill_now)
+        bots = [bot for bot in self._live
+                if isinstance(bot, LocalProcessAgent) and bot.process is not None]
         for bot in bots:
             _signal_group(bot, signal.SIGTERM)
         deadline = time.monotonic() + grace_s
@@ -400,10 +460,13 @@ class AgentPool:
         for bot in bots:
             if _group_exists(bot):
                 _signal_group(bot, signal.SIGKILL)
-        for bot in self._live:
-            if bot.workdir is not None:
-                shutil.rmtree(bot.workdir, ignore_errors=True)
-            self._tell("-", bot)
+        for process in self._live:
+            if isinstance(process, LocalProcessAgent):
+                if process.workdir is not None:
+                    shutil.rmtree(process.workdir, ignore_errors=True)
+                self._tell("-", process)
+        if removing is not None:
+            removing.shutdown(wait=True)
         self._live.clear()
         self._idle.clear()
         self._end_watchdog()

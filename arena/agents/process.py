@@ -28,7 +28,7 @@ import grpc
 from arena.agents.base import AgentExit
 from arena.agents.child import ChildProcess, start_child
 from arena.agents.errors import AgentFailure, crash, init_error
-from arena.agents.output import OUTPUT_CAP
+from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.remote import (
     CLOSE_GRACE_S,
     EXIT_WAIT_S,
@@ -38,6 +38,7 @@ from arena.agents.remote import (
     channel_options,
     exit_text,
 )
+from arena.agents.warm import pid_running, process_memory_bytes
 from arena.bots import BotManifest
 from arena.reasons import Reason
 from arena.sandbox.lifeline import FOLDER, GROUP, lifeline, pdeathsig_preexec
@@ -213,6 +214,33 @@ class LocalProcessAgent(RemoteAgent):
             except TimeoutError:
                 _signal_group(process.pid, signal.SIGKILL)
         return await process.wait()
+
+    # --- kept between matches (arena.agents.warm) ----------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """True once the process exists."""
+        return self.process is not None
+
+    def running(self) -> bool:
+        """True while the process exists and has not exited (``/proc``)."""
+        process = self.process
+        return process is not None and process.returncode is None and pid_running(process.pid)
+
+    async def still_running(self) -> bool:
+        """True while the process runs."""
+        return self.running()
+
+    def begin_window(self) -> None:
+        """Keep the output the process writes from now on, apart from what came before."""
+        self.output = OutputLog(self.output.cap)
+
+    async def end_window(self) -> None:
+        """Nothing to gather: the process's output is read as it comes."""
+
+    async def memory_bytes(self) -> int | None:
+        """The process's resident memory."""
+        return None if self.process is None else process_memory_bytes(self.process.pid)
 
     # --- output and exits ----------------------------------------------------------------
 

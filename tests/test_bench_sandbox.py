@@ -87,3 +87,21 @@ def test_bad_options_are_one_line() -> None:
     result = CliRunner().invoke(app, ["bench", "sandbox", "--starts", "0"])
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: Invalid value: starts must be at least 1, got 0"
+
+
+def test_the_cold_start_is_given_in_parts_beside_its_floor(report: dict[str, Any]) -> None:
+    """The parts of the stamped starts (the bot's own included), the floor of bare runs of
+    the same image, and the ratio of the two p50s."""
+    parts = report["parts_s"]
+    assert list(parts)[:3] == ["arena before create (slot, checks, socket folder)",
+                               "docker create", "docker start"]
+    assert {"interpreter start (to the first line)", "SDK imports",
+            "bot code to listening (server, socket)"} <= set(parts)
+    assert parts["docker create"] > 0 and parts["docker start"] > 0
+    assert parts["SDK imports"] > 0
+    assert len(report["floor_s"]) == report["starts"]
+    assert 0 < report["floor_from_start_p50_s"] <= report["floor_p50_s"]
+    assert report["floor_ratio"] == pytest.approx(
+        report["cold_start_p50_s"] / report["floor_p50_s"], abs=0.01)
+    assert report["cold_start_from_start_p50_s"] <= report["cold_start_p50_s"]
+    assert report["cold_start_p50_s"] <= report["cold_start_from_launch_p50_s"]

@@ -1,11 +1,13 @@
-"""``arena bench sandbox``: a Docker bot's cold start, and its round trip against a process.
+"""``arena bench sandbox``: a Docker bot's cold start, taken apart, and its round trip.
 
-Two figures for the random sample bot, built into its image (cached) and run in the hardened
+Figures for the random sample bot, built into its image (cached) and run in the hardened
 container of every untrusted bot:
 
 - cold start: from the creation of the container to the first Decision the arena receives
   from it, over several starts (each a deal against the random policy, in a new container);
-  the figure is the median (p50);
+  the figure is the median (p50), also from the container's start and from the agent's launch;
+  its parts (``arena.bench.coldstart``), and the floor measured in the same run: a bare
+  ``docker run`` of the same image running ``true`` under the same hardened options;
 - round trip: the bot in containers at every seat of duplicate sets, against the same bot
   folder run as local processes, the two played in alternate sets so that the shared
   machine's load falls on both alike; the round trip of a decision is the time the runner
@@ -26,6 +28,7 @@ import platform
 import statistics
 import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +41,23 @@ from arena.agents import (
     BotSeat,
     DealEnd,
     DealSetup,
+    DockerSeat,
     PolicySeat,
     Reply,
     SeatSpec,
     Turn,
 )
 from arena.agents.sources import docker_seat, require_limits
+from arena.bench.coldstart import (
+    ColdStarts,
+    StartTimes,
+    TimedDockerAgent,
+    TimedDockerSeat,
+    floor_run,
+    image_command,
+    stamped_command,
+    start_times,
+)
 from arena.bench.errors import BenchError
 from arena.bench.launched import LentAgent
 from arena.bench.overhead import check_clean
@@ -59,7 +73,7 @@ from arena.games import Game, load_game
 from arena.match.runner import run_duplicate_async
 from arena.sandbox.errors import BuildError
 
-GOAL_COLD_START_S = 1.5
+GOAL_COLD_START_S = 0.3
 """A container should give its first decision at most this many seconds after its creation."""
 
 GOAL_RATIO = 1.2
@@ -112,6 +126,7 @@ class FirstDecisionAgent(Agent):
         self.timed = agent.timed
         self.launch_ns: int | None = None
         self.listening_ns: int | None = None
+        self.ready_ns: int | None = None
         self.first_answer_ns: int | None = None
 
     @property
@@ -130,8 +145,9 @@ class FirstDecisionAgent(Agent):
         self.listening_ns = time.perf_counter_ns()
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Open the deal."""
+        """Open the deal (the time of the bot's Ready is noted)."""
         await self.agent.open(setup, ready_s)
+        self.ready_ns = self.ready_ns or time.perf_counter_ns()
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
         """The agent's answer; the time of the first one is noted."""
@@ -156,13 +172,16 @@ class FirstDecisionAgent(Agent):
         """The agent's output."""
         return self.agent.output_windows()
 
-    def cold_start_s(self) -> tuple[float, float]:
-        """Seconds from the launch to the first answer, and of those, to listening."""
-        if (self.launch_ns is None or self.listening_ns is None
+    def start_times(self) -> StartTimes:
+        """The times of the agent's cold start (a ``TimedDockerAgent``'s)."""
+        agent = self.agent
+        if (self.launch_ns is None or self.listening_ns is None or self.ready_ns is None
                 or self.first_answer_ns is None):
             raise BenchError(f"the bot {self.label} gave no decision")
-        return ((self.first_answer_ns - self.launch_ns) / 1e9,
-                (self.listening_ns - self.launch_ns) / 1e9)
+        if not isinstance(agent, TimedDockerAgent):
+            raise BenchError(f"the bot {self.label} is not a timed Docker agent")
+        return start_times(self.launch_ns, self.listening_ns, self.ready_ns,
+                           self.first_answer_ns, agent, "".join(agent.output_windows()))
 
 
 class FirstDecisionSeat:
@@ -189,15 +208,28 @@ class FirstDecisionSeat:
         return agent
 
 
-async def _cold_start(game: Game, spec: SeatSpec, seed: int) -> tuple[float, float]:
-    """One deal with the bot in a new container at seat 0: seconds to its first decision,
-    and of those, to listening on its socket."""
+async def _cold_start(game: Game, spec: SeatSpec, seed: int) -> StartTimes:
+    """One deal with the bot in a new container at seat 0: the times of its start."""
     watched = FirstDecisionSeat(spec)
     seats: list[SeatSpec] = [watched] + [PolicySeat("random")] * (game.num_players - 1)
     result = await run_duplicate_async(game, seed, seats, rotations=1,
                                        match_id=f"bench-sandbox-start-{seed}")
     check_clean(result, "a deal with the bot in a container")
-    return watched.agents[0].cold_start_s()
+    return watched.agents[0].start_times()
+
+
+async def _cold_starts(game: Game, image: Any, docker: DockerSeat, starts: int,
+                       progress: Progress) -> ColdStarts:
+    """``starts`` rounds of a floor run, a plain start and a stamped start, in turn."""
+    plain = TimedDockerSeat(image, docker.limits, docker.temp_root, docker.allow_unenforced)
+    stamped = replace(plain, command=stamped_command(image_command(image.image_id)))
+    found = ColdStarts()
+    for index in range(starts):
+        progress(f"cold start {index + 1} of {starts}")
+        found.floor.append(await floor_run(image.image_id, docker.limits, docker.temp_root))
+        found.plain.append(await _cold_start(game, plain, 2 * index))
+        found.stamped.append(await _cold_start(game, stamped, 2 * index + 1))
+    return found
 
 
 async def _launch(spec: SeatSpec, what: str) -> Agent:
@@ -285,14 +317,11 @@ async def _round_trips(game: Game, docker: SeatSpec, process: SeatSpec, decision
     return samples
 
 
-async def _measure(game: Game, docker: SeatSpec, process: SeatSpec, starts: int,
-                   decisions: int, progress: Progress,
-                   ) -> tuple[list[tuple[float, float]], _Samples]:
-    """Every cold start, then the round trips."""
-    cold: list[tuple[float, float]] = []
-    for index in range(starts):
-        progress(f"cold start {index + 1} of {starts}")
-        cold.append(await _cold_start(game, docker, index))
+async def _measure(game: Game, image: Any, docker: DockerSeat, process: SeatSpec,
+                   starts: int, decisions: int, progress: Progress,
+                   ) -> tuple[ColdStarts, _Samples]:
+    """Every cold start (and floor run), then the round trips."""
+    cold = await _cold_starts(game, image, docker, starts, progress)
     samples = await _round_trips(game, docker, process, decisions, progress)
     return cold, samples
 
@@ -351,23 +380,21 @@ def _run(game: Game, manifest: BotManifest, image: Any, starts: int, decisions: 
     """Run the measurements in a short temporary folder; the report."""
     with temp_root() as root:
         docker = docker_seat(image, allow_unenforced, root)
+        assert isinstance(docker, DockerSeat)
         process = BotSeat(manifest, root)
-        cold, samples = asyncio.run(_measure(game, docker, process, starts, decisions,
+        cold, samples = asyncio.run(_measure(game, image, docker, process, starts, decisions,
                                              progress))
     in_docker = _percentiles(samples.docker_us)
     as_process = _percentiles(samples.process_us)
-    cold_p50 = round(statistics.median(first for first, _ in cold), 3)
-    listening_p50 = round(statistics.median(listening for _, listening in cold), 3)
+    starts_report = cold.report()
+    cold_p50 = starts_report["cold_start_p50_s"]
     ratio = round(in_docker["p50_us"] / as_process["p50_us"], 3)
     return {
         "game": game.id,
         "players": game.num_players,
         "bot": {"name": manifest.name, "version": manifest.version, "path": manifest.source},
         "image": {"ref": image.ref, "image_id": image.image_id},
-        "cold_start_p50_s": cold_p50,
-        "cold_start_s": [round(first, 3) for first, _ in cold],
-        "listening_p50_s": listening_p50,
-        "listening_s": [round(listening, 3) for _, listening in cold],
+        **starts_report,
         "p50_us": in_docker["p50_us"],
         "p99_us": in_docker["p99_us"],
         "process_p50_us": as_process["p50_us"],

@@ -36,6 +36,7 @@ from arena.agents.remote import (
     channel_options,
     exit_text,
 )
+from arena.agents.warm import pid_running
 from arena.reasons import Reason
 from arena.sandbox import capfs, labels
 from arena.sandbox.classify import ContainerEnd, classify, container_end
@@ -131,6 +132,9 @@ class DockerAgent(RemoteAgent):
         """How the container ended, once known."""
         self._marks: list[int] = []
         """When each output window after the first began (wall clock, ns)."""
+        self._host_pid: int | None = None
+        """The container's first process as this host's ``/proc`` shows it, once seen there
+        (None where the arena does not share the engine's process view)."""
         self._since_ns: int | None = None
         """When the current match's output began (wall clock, ns), for a kept container;
         None: from the container's start."""
@@ -300,7 +304,10 @@ class DockerAgent(RemoteAgent):
         except _docker_errors() as error:
             raise _infra(f"Docker failed to report the bot's container: "
                          f"{_one_line(error)}") from None
-        return dict(self.container.attrs.get("State", {}))
+        state = dict(self.container.attrs.get("State", {}))
+        if self._host_pid is None and state.get("Running"):
+            self._host_pid = visible_pid(state.get("Pid"), self.container_id)
+        return state
 
     async def _log_excerpt(self) -> str:
         """``; its log ends: ...`` with the container's last lines, or nothing."""
@@ -469,13 +476,19 @@ class DockerAgent(RemoteAgent):
         return self.container is not None
 
     def running(self) -> bool:
-        """False once the container is known to have stopped or been stopped."""
-        return self.container is not None and self.end is None and self.exit is None
+        """False once the container is known to have stopped or been stopped, or its first
+        process is gone from this host's ``/proc``."""
+        if self.container is None or self.end is not None or self.exit is not None:
+            return False
+        return self._host_pid is None or in_container(self._host_pid, self.container_id)
 
     async def still_running(self) -> bool:
-        """True when Docker says the container runs."""
+        """True when the container runs: its first process is still there, where this host
+        shows it; else as Docker says."""
         if not self.running():
             return False
+        if self._host_pid is not None:
+            return True
         try:
             state = await self._state()
         except AgentFailure:
@@ -511,6 +524,22 @@ class DockerAgent(RemoteAgent):
             if self.socket_dir is not None:
                 self.socket_dir.remove()
                 lifeline().forget(SOCKET_DIR, self.socket_dir.outer)
+
+
+def in_container(pid: int, container_id: str) -> bool:
+    """True when the process runs (not a zombie) in the container's cgroup (``/proc``)."""
+    try:
+        cgroups = Path(f"/proc/{pid}/cgroup").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return container_id in cgroups and pid_running(pid)
+
+
+def visible_pid(pid: object, container_id: str) -> int | None:
+    """The container's first process, when this host's ``/proc`` shows it in the container."""
+    if not isinstance(pid, int) or pid <= 0 or not container_id:
+        return None
+    return pid if in_container(pid, container_id) else None
 
 
 def log_time_ns(stamp: bytes) -> int | None:

@@ -164,8 +164,15 @@ def bench_league(
         "--seconds", help="Time of the ceiling measurement.")] = 3.0,
     rounds: Annotated[int, typer.Option(
         "--rounds", help="Rounds of ceiling, local and Celery leagues; medians are shown.")] = 3,
+    docker: Annotated[bool, typer.Option(
+        "--docker", help="Play the schedule with the bots' Docker images and with their "
+                         "folders as processes, in turn, and compare matches per hour.")] = False,
 ) -> None:
-    """Measure a league of process bots against the concurrent gRPC ceiling, and Celery's cost."""
-    from arena.cli.bench.league import bench_league_command
+    """Measure a league of process bots against the concurrent gRPC ceiling, and Celery's cost;
+    with --docker, the same league with Docker bots against process bots."""
+    from arena.cli.bench.league import bench_docker_league_command, bench_league_command
 
+    if docker:
+        bench_docker_league_command(matches, workers, as_json, rounds)
+        return
     bench_league_command(matches, workers, broker, seconds, as_json, rounds)

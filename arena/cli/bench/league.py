@@ -1,5 +1,5 @@
 """``arena bench league``: a league of process bots against the gRPC ceiling, and Celery's
-cost, as a table."""
+cost, as a table; with ``--docker``, the league with Docker bots against process bots."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.bench.docker_league import run_docker_league_bench
 from arena.bench.errors import BenchError
 from arena.bench.league import (
     DEFAULT_CEILING_S,
@@ -107,3 +108,49 @@ def bench_league_command(matches: int = DEFAULT_MATCHES, workers: int = DEFAULT_
         console.print(f"Celery not measured: {report['celery_note']}", highlight=False,
                       soft_wrap=True, markup=False)
     print_report(report, as_json, render_table(report))
+
+
+def render_docker_table(report: dict[str, Any]) -> Table:
+    """The Docker-against-process report as a rich table."""
+    bots = " vs ".join(bot["name"] for bot in report["bots"])
+    table = report_table(
+        title=f"League with Docker bots and with process bots: {bots}, {report['game']} with "
+              f"{report['players']} seats, {report['matches']} duplicate sets, "
+              f"{report['workers']} workers",
+        caption=(f"both kept by each worker between matches; rates from the stored "
+                 f"timestamps, each worker's first match left out; medians of "
+                 f"{len(report['rounds'])} rounds, played in turn\n"
+                 f"Python {report['python']}"))
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right")
+    table.add_column("goal")
+    table.add_column("", justify="center")
+    table.add_row("Docker bots: matches per hour", f"{report['docker_matches_per_hour']:,.0f}",
+                  "", "")
+    table.add_row("process bots: matches per hour",
+                  f"{report['process_matches_per_hour']:,.0f}", "", "")
+    table.add_row("Docker / process", f"{report['docker_ratio']:.3f}",
+                  f"≥ {report['goal_docker_ratio']}", goal_mark(report["meets_docker_goal"]))
+    table.add_row("wall time, Docker / process",
+                  f"{report['docker_wall_s']:.2f} s / {report['process_wall_s']:.2f} s", "", "")
+    table.add_row("rounds: Docker / process", "; ".join(
+        "–" if one["docker_ratio"] is None else f"{one['docker_ratio']:.2f}"
+        for one in report["rounds"]), "", "")
+    return table
+
+
+def bench_docker_league_command(matches: int, workers: int, as_json: bool,
+                                rounds: int) -> None:
+    """Run the Docker-against-process league benchmark and print it; one error line if it
+    cannot."""
+    try:
+        check_options(matches, workers, 0.0, rounds)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    console = Console(stderr=True)
+    try:
+        with status(console) as progress, _quiet_errors():
+            report = run_docker_league_bench(matches, workers, rounds, progress)
+    except BenchError as error:
+        raise fail(error) from None
+    print_report(report, as_json, render_docker_table(report))

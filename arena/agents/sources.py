@@ -8,6 +8,7 @@ machine without the ``docker`` package; a Docker bot there raises ``DockerUnavai
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,15 +51,41 @@ def check_sandbox(sandbox: str) -> None:
 
 
 def resolve_image(ref: str, sandbox: str = PROCESS) -> BotImage:
-    """The Docker image of a Docker bot: inspected (``image:NAME``) or built from its folder."""
+    """The Docker image of a Docker bot: inspected (``image:NAME``; a NAME pinned by digest is
+    pulled first when this machine lacks it) or built from its folder."""
     from arena.sandbox.images import build_bot_image, inspect_bot_image
+    from arena.sandbox.registry import is_pinned, pull_pinned
 
     name = image_name(ref)
     if name is not None:
+        if is_pinned(name):
+            pull_pinned(name)
         return inspect_bot_image(name)
     if sandbox != DOCKER:
         raise BotConfigError(f"bot {ref}: not a Docker bot")
     return build_bot_image(Path(ref))
+
+
+def pin_image(image: BotImage) -> BotImage:
+    """The image pinned by digest: as it is when pinned already or when no registry is
+    configured (``CARDARENA_REGISTRY``), else pushed to that registry."""
+    from arena.sandbox.registry import configured_registry, push_image
+
+    registry = None if image.pinned else configured_registry()
+    return image if registry is None else push_image(image, registry)
+
+
+def stored_image(ref: str, image_id: str, name: str, version: str, games: Sequence[str],
+                 language: str) -> BotImage:
+    """A bot image as a league stored it: pinned by digest (``ref``, pulled when a container
+    of it starts on a machine that lacks it) or local, inspected by id (``ImageNotFound``)."""
+    from arena.sandbox.images import BotImage, inspect_bot_image
+    from arena.sandbox.registry import is_pinned
+
+    if is_pinned(ref):
+        return BotImage(ref=ref, image_id=image_id, name=name, version=version,
+                        games=tuple(games), language=language, pinned=ref)
+    return inspect_bot_image(image_id or ref or name)
 
 
 def require_limits(image: BotImage, allow_unenforced: frozenset[str] = frozenset()) -> None:

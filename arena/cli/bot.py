@@ -120,13 +120,22 @@ def bot_build(
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="S", min=1, help="Stop a build that runs longer, in seconds.")
     ] = None,
+    push: Annotated[str | None, typer.Option(
+        "--push", metavar="REGISTRY",
+        help="Push the image to this registry (HOST[:PORT][/PATH]) and print it pinned by "
+             "digest, REGISTRY/cardarena-bot/NAME@sha256:...")] = None,
 ) -> None:
     """Build a bot folder's Docker image, tagged cardarena-bot/NAME:VERSION, and print it.
 
     The build has no network and is cached; a build that fails, runs too long or grows too
-    large prints one error line and the end of the build log (exit code 1).
+    large prints one error line and the end of the build log (exit code 1). With --push the
+    image goes to a registry and the line printed last is its pinned reference, which leagues
+    and workers on any host use (docs/registry.md).
     """
     from arena.sandbox.images import build_bot_image
+    from arena.sandbox.registry import check_registry, push_image
+
+    registry = check_registry(push) if push is not None else None
 
     options: dict[str, Any] = {"progress": build_steps}
     if base is not None:
@@ -135,4 +144,7 @@ def bot_build(
         options["timeout_s"] = timeout
     image = build_bot_image(path, **options)
     typer.echo(f"built {image.ref} {image.image_id}")
-    typer.echo(f"next: arena bot check {IMAGE_PREFIX}{image.ref}")
+    if registry is not None:
+        image = push_image(image, registry, progress=lambda line: typer.echo(line, err=True))
+        typer.echo(f"pushed {image.pinned}")
+    typer.echo(f"next: arena bot check {IMAGE_PREFIX}{image.pinned or image.ref}")

@@ -4,7 +4,10 @@ An entrant is named as on the command line: a bot folder (run as a local process
 image (``image:NAME``), or a reference policy (``random``, ``heuristic``) played in the worker
 itself. Each becomes a bot version in the store (``ensure_bot_version``): a folder is told apart
 by a hash of its files, an image by its id, and a policy is the bot ``policy:NAME`` with no
-path. For every game the league plays, ``schedule_game`` gives the duplicate sets; each becomes
+path. An image is pinned by digest when it is (``image:REPOSITORY@sha256:HEX``), when it was
+pushed to or pulled from its repository's registry, or, with ``CARDARENA_REGISTRY`` set, by
+pushing it there (``arena.sandbox.registry``): the league's workers pull it by that digest.
+For every game the league plays, ``schedule_game`` gives the duplicate sets; each becomes
 a match row with a random id (``new_match_id``) and its place in the schedule in columns of
 its own. The league, its entrants and its matches are written in one transaction: bad input
 leaves nothing behind.
@@ -35,6 +38,7 @@ from arena.league.schedule import ScheduleError, schedule_game
 from arena.match.faults import DEFAULT_STRIKES
 from arena.match.timecontrol import TimeControl
 from arena.policies import policy_names
+from arena.sandbox.registry import is_pinned
 from arena.store import (
     BotKind,
     League,
@@ -150,11 +154,11 @@ def entrant_spec(ref: str) -> EntrantSpec:
         return EntrantSpec(name=POLICY_PREFIX + ref, version=POLICY_VERSION, kind=BotKind.PROCESS,
                            fingerprint=POLICY_PREFIX + ref, policy=ref, language="python")
     if ref.startswith(IMAGE_PREFIX):
-        from arena.agents.sources import resolve_image
+        from arena.agents.sources import pin_image, resolve_image
 
-        image = resolve_image(ref)
+        image = pin_image(resolve_image(ref))
         return EntrantSpec(name=image.name, version=image.version, kind=BotKind.DOCKER,
-                           image_ref=image.ref, image_id=image.image_id,
+                           image_ref=image.pinned or image.ref, image_id=image.image_id,
                            fingerprint=image.image_id, games=image.games,
                            language=image.language)
     if not Path(ref).exists() and os.sep not in ref and "/" not in ref:
@@ -281,6 +285,9 @@ def create_league(store: Store, name: str, bots: Sequence[str | EntrantSpec],
                 image_ref=entrant.image_ref, image_id=entrant.image_id,
                 fingerprint=entrant.fingerprint, games=entrant.games,
                 language=entrant.language) for entrant in entrants]
+            for entrant, version in zip(entrants, versions, strict=True):
+                if is_pinned(entrant.image_ref):
+                    version.image_ref = entrant.image_ref  # an image known before, now pinned
             ids = [version.id for version in versions]
             if len(set(ids)) != len(ids):
                 raise LeagueError("a bot is named twice in the league's bots")

@@ -102,8 +102,10 @@ def seat_for(version: BotVersion) -> SeatSpec:
     name = version.bot.name
     if version.kind is BotKind.DOCKER:
         from arena.agents.seats import DockerSeat
+        from arena.agents.sources import stored_image
 
-        return DockerSeat.from_image(version.image_id or version.image_ref or name)
+        return DockerSeat(stored_image(version.image_ref or "", version.image_id or "", name,
+                                       version.version, version.games, version.language))
     if version.path is None:
         if not name.startswith(POLICY_PREFIX):
             raise ValueError(f"bot version {version.id} ({name}) has neither a path nor an image")

@@ -21,6 +21,7 @@ from arena.sandbox.build import Progress, run_build
 from arena.sandbox.dockerfile import DockerfileError, read_dockerfile
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError, ImageNotFound
+from arena.sandbox.refs import is_pinned, repository_of
 from arena.sandbox.rootfs import build_root
 from arena.sandbox.wheels import collect_wheels
 
@@ -74,15 +75,24 @@ class BotImage:
     games: tuple[str, ...]
     language: str = ""
     """The bot's language, from its image's label (empty for an unlabelled image)."""
+    pinned: str = ""
+    """The image in a registry, by digest (``REPOSITORY@sha256:HEX``); empty for an image
+    that is only local (``arena.sandbox.registry``)."""
 
     @classmethod
-    def from_labels(cls, ref: str, image_id: str, image_labels: dict[str, str]) -> BotImage:
+    def from_labels(cls, ref: str, image_id: str, image_labels: dict[str, str],
+                    pinned: str = "") -> BotImage:
         """Read the bot from an image's labels (an unlabelled image is named by its ref)."""
         games = tuple(game for game in image_labels.get(labels.BOT_GAMES, "").split(",") if game)
         return cls(ref=ref, image_id=image_id, name=image_labels.get(labels.BOT_NAME) or ref,
                    version=image_labels.get(labels.BOT_VERSION, ""),
                    games=games or (ALL_GAMES,),
-                   language=image_labels.get(labels.BOT_LANGUAGE, ""))
+                   language=image_labels.get(labels.BOT_LANGUAGE, ""), pinned=pinned)
+
+    @property
+    def digest(self) -> str:
+        """The digest of the pinned image's manifest (``sha256:HEX``), or empty."""
+        return self.pinned.rpartition("@")[2] if self.pinned else ""
 
     def plays(self, game_id: str) -> bool:
         """True when the image's labels say the bot plays this game."""
@@ -95,9 +105,13 @@ class BotImage:
                                  f"its image lists games {', '.join(self.games)}")
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-ready description for the match record."""
-        return {"kind": "docker", "image": self.ref, "image_id": self.image_id,
-                "name": self.name, "version": self.version}
+        """A JSON-ready description for the match record (the image by digest when pinned,
+        with the tag it was named by)."""
+        described = {"kind": "docker", "image": self.pinned or self.ref,
+                     "image_id": self.image_id, "name": self.name, "version": self.version}
+        if self.pinned and self.ref != self.pinned:
+            described["tag"] = self.ref
+        return described
 
 
 def image_tag(name: str, version: str) -> str:
@@ -126,7 +140,19 @@ def inspect_bot_image(ref: str) -> BotImage:
                                 f"{str(reason).rsplit(': ', 1)[-1]}") from None
         raise
     image_labels = (image.get("Config") or {}).get("Labels") or {}
-    return BotImage.from_labels(ref, str(image["Id"]), image_labels)
+    return BotImage.from_labels(ref, str(image["Id"]), image_labels,
+                                pinned=pinned_ref(ref, image.get("RepoDigests") or []))
+
+
+def pinned_ref(ref: str, repo_digests: list[str]) -> str:
+    """The pinned reference of a local image named ``ref``: ``ref`` itself when it names a
+    digest, else the image's digest in ``ref``'s repository (from a push or a pull), else
+    empty (a local image)."""
+    if is_pinned(ref):
+        return ref
+    repository = repository_of(ref)
+    return next((digest for digest in repo_digests
+                 if digest.startswith(f"{repository}@") and is_pinned(digest)), "")
 
 
 def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,

@@ -3,6 +3,8 @@
 An uploaded bot never runs anything on the host: ``bot.toml`` ``build`` commands are refused,
 and the image is built by the Docker daemon without network, within time and size limits, on
 the offline base image. The caller names the image (the service namespaces tags by user).
+With ``CARDARENA_REGISTRY`` set, the built image is pushed there and returned pinned by digest,
+so that workers on any host pull exactly it (docs/registry.md).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from arena.sandbox.build import run_build
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError
 from arena.sandbox.images import BASE_IMAGE, DOCKERFILE, BotImage
+from arena.sandbox.registry import configured_registry, push_image
 from arena.server.archive import (
     UploadError,
     UploadLimits,
@@ -37,6 +40,7 @@ __all__ = [
     "build_uploaded_bot",
     "find_bot_folder",
     "load_upload_manifest",
+    "publish",
     "unpack_bot_archive",
     "upload_refusal",
 ]
@@ -120,8 +124,16 @@ def build_uploaded_bot(folder: Path, *, tag: str, limits: UploadLimits = DEFAULT
                              progress=progress, dockerfile=dockerfile, base_image=base_id)
     except BuildError as error:
         raise upload_refusal(error) from None
-    return BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
-                    games=manifest.games, language=manifest.language)
+    image = BotImage(ref=tag, image_id=image_id, name=manifest.name, version=manifest.version,
+                     games=manifest.games, language=manifest.language)
+    return publish(image, progress)
+
+
+def publish(image: BotImage, progress: Callable[[str], None] | None = None) -> BotImage:
+    """The built image pushed to the registry ``CARDARENA_REGISTRY`` names and pinned by
+    digest, or as it is when none is configured (``RegistryError`` when the push fails)."""
+    registry = configured_registry()
+    return image if registry is None else push_image(image, registry, progress)
 
 
 def upload_refusal(error: BuildError) -> UploadError:

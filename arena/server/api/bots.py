@@ -14,6 +14,7 @@ import grpc
 from sqlalchemy.orm import Session
 
 from arena.sandbox.images import image_tag
+from arena.sandbox.registry import RegistryError, is_pinned
 from arena.server.api.auth import Caller
 from arena.server.api.errors import ApiError, denied, invalid, not_found
 from arena.store import Bot, BotKind, Store, ensure_bot_version
@@ -123,6 +124,9 @@ class BotCatalog:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise ApiError(upload_status(error), str(error),
                                log=str(getattr(error, "log", "") or "")) from None
+            except RegistryError as error:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, str(error)) from None
             except BaseException:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise
@@ -149,7 +153,8 @@ class BotCatalog:
             if bot.owner_id != caller.id:
                 raise denied(f"the bot name {name!r} belongs to another user; choose another")
             row = ensure_bot_version(session, name, version, BotKind.DOCKER,
-                                     image_ref=image.ref, image_id=image.image_id,
+                                     image_ref=getattr(image, "pinned", "") or image.ref,
+                                     image_id=image.image_id,
                                      games=tuple(image.games), language=image.language)
             session.commit()
             return Submitted(bot=name, version_id=row.id)
@@ -172,11 +177,14 @@ class BotCatalog:
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
                                f"the bot {name!r} plays in a league, whose results need it; "
                                "it cannot be deleted")
-            images = [version.image_ref for version in bot.versions if version.image_ref]
+            images = [(version.image_ref, version.image_id) for version in bot.versions
+                      if version.image_ref]
             delete_bot(session, bot)
             session.commit()
         shutil.rmtree(self.data_dir / UPLOADS / caller.name / name, ignore_errors=True)
-        return [ref for ref in images if remove_image(ref)]
+        # A pinned image goes by its id, with every tag it has here (the registry keeps it).
+        return [ref for ref, image_id in images
+                if remove_image(image_id if is_pinned(ref) and image_id else ref)]
 
 
 def upload_status(error: Exception) -> grpc.StatusCode:

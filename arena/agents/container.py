@@ -195,10 +195,12 @@ class DockerAgent(RemoteAgent):
         """Check the engine, make the socket folder, create and start the container."""
         from arena.sandbox.engine import check_runtime, docker_client
         from arena.sandbox.probe import require_enforced
+        from arena.sandbox.registry import ensure_local
         try:
             client = await asyncio.to_thread(docker_client)
             if self.limits.runtime is not None:
                 await asyncio.to_thread(check_runtime, self.limits.runtime)
+            await asyncio.to_thread(ensure_local, self.image)
             await asyncio.to_thread(require_enforced, self.allow_unenforced, self.image.image_id,
                                     self.limits)
         except SandboxError as error:

@@ -135,6 +135,8 @@ class DockerAgent(RemoteAgent):
         self._host_pid: int | None = None
         """The container's first process as this host's ``/proc`` shows it, once seen there
         (None where the arena does not share the engine's process view)."""
+        self._log_size_at_start: int | None = None
+        """The size of the container's log file when the current match began, if known."""
         self._since_ns: int | None = None
         """When the current match's output began (wall clock, ns), for a kept container;
         None: from the container's start."""
@@ -502,11 +504,27 @@ class DockerAgent(RemoteAgent):
         self._since_ns = time.time_ns()
         self._marks = []
         self.output = OutputLog(self.output.cap)
+        self._log_size_at_start = self._log_size()
 
     async def end_window(self) -> None:
-        """Read the match's output back from Docker's log, the container still running."""
-        if self.container is not None:
-            await asyncio.to_thread(self._keep_output)
+        """Read the match's output back from Docker's log, the container still running (not
+        when its log file, where this host can see it, has not grown: nothing was logged)."""
+        if self.container is None:
+            return
+        size = self._log_size()
+        if size is not None and size == self._log_size_at_start:
+            return
+        await asyncio.to_thread(self._keep_output)
+
+    def _log_size(self) -> int | None:
+        """The size of the container's log file, or None where this host cannot see it."""
+        path = self.container.attrs.get("LogPath") if self.container is not None else None
+        if not path:
+            return None
+        try:
+            return os.stat(path).st_size
+        except OSError:
+            return None
 
     async def memory_bytes(self) -> int | None:
         """The container's memory in use (its cgroup, else Docker's one-shot stats)."""

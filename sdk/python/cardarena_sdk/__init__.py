@@ -17,16 +17,52 @@ and simulates playouts for bots that search.
 
 from __future__ import annotations
 
-from arena.games import ActionKind, EventKind, Observation
-from arena.protocol import PROTOCOL_VERSION, engine_action, wire_action
-from arena.protocol.schema import agent as pb
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cardarena_sdk.address import ENV_VAR, AddressError, resolve_address
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.cards import HIDDEN, CardInfo, DeckInfo, card_name, rank_of, suit_of
 from cardarena_sdk.match import MatchInfo
-from cardarena_sdk.reference import match_seed, reference_policy
+from cardarena_sdk.reference import match_seed
 from cardarena_sdk.request import Request
 from cardarena_sdk.server import BotServer, serve
+
+if TYPE_CHECKING:
+    from arena.games import ActionKind, EventKind, Observation
+    from arena.protocol import PROTOCOL_VERSION, engine_action, wire_action
+    from arena.protocol.schema import agent as pb
+    from cardarena_sdk.reference import reference_policy
+
+LAZY = {
+    "ActionKind": ("arena.games", "ActionKind"),
+    "EventKind": ("arena.games", "EventKind"),
+    "Observation": ("arena.games", "Observation"),
+    "PROTOCOL_VERSION": ("arena.protocol", "PROTOCOL_VERSION"),
+    "engine_action": ("arena.protocol", "engine_action"),
+    "wire_action": ("arena.protocol", "wire_action"),
+    "pb": ("arena.protocol.schema", "agent"),
+    "reference_policy": ("cardarena_sdk.reference", "reference_policy"),
+}
+"""Names imported on first use (module, attribute): a bot that only answers requests never
+loads the engine's game modules or the reference policies for them."""
+
+
+def __getattr__(name: str) -> Any:
+    """A lazily imported name of ``LAZY``, kept once loaded."""
+    try:
+        module, attribute = LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy ones included."""
+    return sorted({*globals(), *LAZY})
+
 
 __version__ = "0.1.0"
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
-from arena.games import ActionKind
-from arena.protocol.schema import agent as pb
+if TYPE_CHECKING:
+    from arena.games import ActionKind
+    from arena.protocol.schema import agent as pb
 
-KindLike = ActionKind | int | str
+KindLike: TypeAlias = "ActionKind | int | str"
 """An action kind: ``ActionKind.PLAY``, its number, or a name ("PLAY", "capture")."""
 
 
 def action_kind(kind: KindLike) -> ActionKind:
     """The ActionKind of an enum member, a number or a name; unknown kinds are a ValueError."""
+    from arena.games import ActionKind
+
     if isinstance(kind, str):
         name = kind.strip().upper().removeprefix("ACTION_KIND_")
         try:
@@ -62,6 +66,8 @@ def action_for_card(actions: Sequence[pb.LegalAction], card: int,
 
 def playable_cards(actions: Sequence[pb.LegalAction]) -> list[int]:
     """The cards that some single-card PLAY or CAPTURE action plays, each once, in order."""
+    from arena.games import ActionKind
+
     cards: list[int] = []
     for action in actions:
         if int(action.kind) in (ActionKind.PLAY, ActionKind.CAPTURE) and len(action.cards) == 1:
@@ -81,6 +87,8 @@ def describe(actions: Sequence[pb.LegalAction], limit: int = 20) -> str:
 
 def _kind_name(kind: int) -> str:
     """The name of an action kind number, or the number when it is unknown."""
+    from arena.games import ActionKind
+
     try:
         return ActionKind(kind).name
     except ValueError:

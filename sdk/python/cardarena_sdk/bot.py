@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from arena.protocol.schema import agent as pb
-from cardarena_sdk.match import MatchInfo
-from cardarena_sdk.request import Request
+if TYPE_CHECKING:
+    from arena.protocol.schema import agent as pb
+    from cardarena_sdk.match import MatchInfo
+    from cardarena_sdk.request import Request
 
 
 class Bot:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from arena.protocol.schema import agent as pb
+if TYPE_CHECKING:
+    from arena.protocol.schema import agent as pb
 
 HIDDEN = -1
 """A card the seat may not see, in observations and events."""

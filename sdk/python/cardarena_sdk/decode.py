@@ -8,10 +8,11 @@ kept one (a shorter list, or a different last kept event) it starts over.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from arena.games import Event, Observation
-from arena.protocol import event_from_message
-from arena.protocol.schema import agent as pb
+if TYPE_CHECKING:
+    from arena.games import Event, Observation
+    from arena.protocol.schema import agent as pb
 
 
 class ObservationDecoder:
@@ -25,6 +26,8 @@ class ObservationDecoder:
 
     def events(self, messages: Sequence[pb.Event]) -> tuple[Event, ...]:
         """The events of a message, reusing those decoded for earlier requests."""
+        from arena.protocol import event_from_message
+
         kept = self._events
         count = len(kept)
         if count and (len(messages) < count or event_from_message(messages[count - 1])
@@ -38,6 +41,8 @@ class ObservationDecoder:
 
     def observation(self, message: pb.Observation, legal_actions: Sequence[int]) -> Observation:
         """The engine Observation of a message, with the engine ids of its legal actions."""
+        from arena.games import Observation
+
         m = message
         return Observation(
             game=m.game, seat=m.seat, num_seats=m.num_seats, hand_number=m.hand_number,

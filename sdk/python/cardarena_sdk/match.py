@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from arena.games import Game
-from arena.protocol import game_from_match_start
-from arena.protocol.schema import agent as pb
 from cardarena_sdk.cards import DeckInfo
+
+if TYPE_CHECKING:
+    from arena.games import Game
+    from arena.protocol.schema import agent as pb
 
 ParamValue = bool | int | str
 """A game parameter's value."""
@@ -66,6 +68,8 @@ class MatchInfo:
     def game(self) -> Game:
         """The engine's Game for this match (loaded on first use, then kept)."""
         if self._game is None:
+            from arena.protocol import game_from_match_start
+
             self._game = game_from_match_start(self.raw)
         return self._game
 

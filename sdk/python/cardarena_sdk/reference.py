@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
-from arena.games import GameError
-from arena.policies import Policy, make_policy
-from cardarena_sdk.match import MatchInfo
+if TYPE_CHECKING:
+    from arena.policies import Policy
+    from cardarena_sdk.match import MatchInfo
 
 
 def match_seed(match: MatchInfo) -> int:
@@ -17,6 +18,9 @@ def match_seed(match: MatchInfo) -> int:
 def reference_policy(match: MatchInfo, name: str = "heuristic",
                      seed: int | None = None) -> Policy | None:
     """The reference policy ``name`` for this seat, or None when the game has none."""
+    from arena.games import GameError
+    from arena.policies import make_policy
+
     try:
         return make_policy(name, match.game, match.seat,
                            match_seed(match) if seed is None else seed)

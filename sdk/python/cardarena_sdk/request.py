@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from random import Random
+from typing import TYPE_CHECKING
 
-from arena.games import Observation
-from arena.protocol import engine_action, wire_action
-from arena.protocol.schema import agent as pb
 from cardarena_sdk import actions as _actions
-from cardarena_sdk.actions import KindLike
 from cardarena_sdk.decode import ObservationDecoder
-from cardarena_sdk.match import MatchInfo
+
+if TYPE_CHECKING:
+    from arena.games import Observation
+    from arena.protocol.schema import agent as pb
+    from cardarena_sdk.actions import KindLike
+    from cardarena_sdk.match import MatchInfo
 
 
 class Request:
@@ -55,6 +57,8 @@ class Request:
     def observation(self) -> Observation:
         """The engine Observation of this seat, engine legal actions included (built once)."""
         if self._observation is None:
+            from arena.protocol import engine_action
+
             legal = sorted(engine_action(action.id) for action in self.legal_actions)
             decoder = self._decoder or ObservationDecoder()
             self._observation = decoder.observation(self.raw.observation, legal)
@@ -108,6 +112,8 @@ class Request:
 
     def wire_id(self, engine_action_id: int) -> int:
         """The wire id of an engine action (as policies return); a ValueError when illegal."""
+        from arena.protocol import wire_action
+
         return self.action(wire_action(engine_action_id)).id
 
     def card_name(self, card: int, style: str = "code") -> str:

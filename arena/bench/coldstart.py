@@ -36,14 +36,15 @@ STAMP_MARK = "cardarena-bench-stamps"
 
 STAMP_WRAPPER = f"""\
 import time
-up = time.perf_counter_ns()
+up = time.perf_counter_ns(), time.process_time_ns()
 import sys
 import cardarena_sdk.server as server
-sdk = time.perf_counter_ns()
+sdk = time.perf_counter_ns(), time.process_time_ns()
 listen = server.BotServer.start
 def stamped_start(self):
     bound = listen(self)
-    print("{STAMP_MARK}", up, sdk, time.perf_counter_ns(), file=sys.stderr, flush=True)
+    now = time.perf_counter_ns(), time.process_time_ns()
+    print("{STAMP_MARK}", *up, *sdk, *now, file=sys.stderr, flush=True)
     return bound
 server.BotServer.start = stamped_start
 import os
@@ -52,7 +53,9 @@ sys.argv = sys.argv[1:]
 sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-"""Runs a Python bot's script as ``python SCRIPT`` would, noting three times on the way."""
+"""Runs a Python bot's script as ``python SCRIPT`` would, noting three times on the way, each
+with the CPU time the bot's process had used by then (which a loaded machine does not
+stretch as it does the wall clock)."""
 
 PYTHONS = frozenset({"python", "python3", "/opt/venv/bin/python", "/opt/venv/bin/python3"})
 """The interpreters a stamped start knows how to wrap."""
@@ -162,6 +165,8 @@ class StartTimes:
     inside: tuple[int, int, int] | None = None
     """In the container: the interpreter's first line, the SDK imported, the server listening
     (stamped starts only)."""
+    inside_cpu: tuple[int, int, int] | None = None
+    """The CPU time (ns) the bot's process had used at each of those three moments."""
 
     def from_create(self) -> float:
         """Seconds from the create call to the first decision."""
@@ -196,6 +201,15 @@ class StartTimes:
         found["Ready to first decision"] = self.first - self.ready
         return {name: ns / 1e9 for name, ns in found.items()}
 
+    def cpu_parts(self) -> dict[str, float] | None:
+        """The CPU seconds of the bot's own parts (stamped starts only)."""
+        if self.inside_cpu is None:
+            return None
+        up, sdk, listening = self.inside_cpu
+        return {"interpreter start (to the first line)": up / 1e9,
+                "SDK imports": (sdk - up) / 1e9,
+                "bot code to listening (server, socket)": (listening - sdk) / 1e9}
+
 
 def start_times(launch: int, connected: int, ready: int, first: int, agent: TimedDockerAgent,
                 output: str) -> StartTimes:
@@ -205,16 +219,23 @@ def start_times(launch: int, connected: int, ready: int, first: int, agent: Time
     if missing:
         raise BenchError(f"the bot's start was not timed ({', '.join(missing)} missing)")
     stamps = agent.stamps
+    inside = inside_stamps(output)
     return StartTimes(launch, stamps["create"], stamps["created"], stamps["started"],
-                      stamps["noticed"], connected, ready, first, inside_stamps(output))
+                      stamps["noticed"], connected, ready, first,
+                      inside[0] if inside else None, inside[1] if inside else None)
 
 
-def inside_stamps(output: str) -> tuple[int, int, int] | None:
-    """The three times a stamped start wrote, or None when it wrote none."""
+Stamps = tuple[int, int, int]
+
+
+def inside_stamps(output: str) -> tuple[Stamps, Stamps] | None:
+    """The three times a stamped start wrote and the CPU times with them, or None when it
+    wrote none."""
     for line in output.splitlines():
         words = line.split()
-        if len(words) == 4 and words[0] == STAMP_MARK and all(w.isdigit() for w in words[1:]):
-            return int(words[1]), int(words[2]), int(words[3])
+        if len(words) == 7 and words[0] == STAMP_MARK and all(w.isdigit() for w in words[1:]):
+            up, up_cpu, sdk, sdk_cpu, listening, listening_cpu = map(int, words[1:])
+            return (up, sdk, listening), (up_cpu, sdk_cpu, listening_cpu)
     return None
 
 
@@ -306,6 +327,9 @@ class ColdStarts:
         if stamped:
             report["stamped_cold_start_p50_s"] = _median([s.from_create() for s in stamped])
             report["parts_s"] = _medians([start.parts() for start in stamped])
+            cpu = [found for start in stamped if (found := start.cpu_parts()) is not None]
+            if cpu:
+                report["parts_cpu_s"] = _medians(cpu)
         return report
 
 

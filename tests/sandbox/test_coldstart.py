@@ -59,12 +59,14 @@ def test_the_wrapper_runs_the_script_as_main_and_writes_ordered_stamps(tmp_path:
     assert done.stdout.strip() == f"7 [{str(socket)!r}]"
     stamps = inside_stamps(done.stderr)
     assert stamps is not None
-    assert stamps[0] <= stamps[1] <= stamps[2]
+    (up, sdk, listening), (up_cpu, sdk_cpu, listening_cpu) = stamps
+    assert up <= sdk <= listening
+    assert 0 < up_cpu <= sdk_cpu <= listening_cpu
 
 
 def test_stamps_are_read_only_from_a_whole_stamp_line() -> None:
-    assert inside_stamps(f"noise\n{STAMP_MARK} 1 2 3\n") == (1, 2, 3)
-    assert inside_stamps(f"{STAMP_MARK} 1 2\n{STAMP_MARK} 1 x 3\n") is None
+    assert inside_stamps(f"noise\n{STAMP_MARK} 1 4 2 5 3 6\n") == ((1, 2, 3), (4, 5, 6))
+    assert inside_stamps(f"{STAMP_MARK} 1 2 3\n{STAMP_MARK} 1 x 3 4 5 6\n") is None
     assert inside_stamps("") is None
 
 
@@ -74,6 +76,11 @@ def test_the_parts_of_a_start_add_up_to_its_time_from_launch() -> None:
     assert plain.from_create() == pytest.approx(0.06)
     assert plain.from_start() == pytest.approx(0.05)
     stamped = times(inside=(32 * MS, 40 * MS, 47 * MS))
+    stamped.inside_cpu = (20 * MS, 26 * MS, 30 * MS)
+    assert stamped.cpu_parts() == pytest.approx({
+        "interpreter start (to the first line)": 0.02, "SDK imports": 0.006,
+        "bot code to listening (server, socket)": 0.004})
+    assert plain.cpu_parts() is None
     parts = stamped.parts()
     assert sum(parts.values()) == pytest.approx(stamped.from_launch())
     assert parts["SDK imports"] == pytest.approx(0.008)

@@ -66,8 +66,10 @@ def render_table(report: dict[str, Any]) -> Table:
     table.add_row("parts, p50 each" + (f" (stamped starts: {report['stamped_cold_start_p50_s']:.3f}"
                                        " s from create)" if "parts_s" in report else ""),
                   "", "", "")
+    cpu = report.get("parts_cpu_s") or {}
     for name, seconds in parts.items():
-        table.add_row(f"  {name}", f"{seconds * 1000:.0f} ms", "", "")
+        used = f" (CPU {cpu[name] * 1000:.0f} ms)" if name in cpu else ""
+        table.add_row(f"  {name}", f"{seconds * 1000:.0f} ms{used}", "", "")
     table.add_row("round trip p50 / p99, container",
                   f"{micros(report['p50_us'])} / {micros(report['p99_us'])}", "", "")
     table.add_row("round trip p50 / p99, process",

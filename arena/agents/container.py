@@ -227,8 +227,10 @@ class DockerAgent(RemoteAgent):
         try:
             await asyncio.shield(self._starting)
         except ImageNotFound:
-            raise init_error(f"no Docker image {self.image.ref} on this machine; build it with "
-                             "`arena bot build PATH`") from None
+            from arena.sandbox.images import forget_image
+            forget_image(self.image.image_id)
+            raise _infra(f"no Docker image {self.image.ref} on this machine; build it with "
+                         "`arena bot build PATH`") from None
         except _docker_errors() as error:
             raise _infra(f"Docker failed to start the bot's container: "
                          f"{_one_line(error)}") from None

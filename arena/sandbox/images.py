@@ -121,8 +121,33 @@ def image_tag(name: str, version: str) -> str:
     return f"{BOT_REPOSITORY}/{repository}:{tag}"
 
 
+IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
+"""An image's id: its content's digest, so what it names never changes."""
+
+_BY_ID: dict[str, BotImage] = {}
+"""Images inspected by id in this process (a league worker inspects each entrant's image for
+every match it plays)."""
+
+
 def inspect_bot_image(ref: str) -> BotImage:
-    """The local image ``ref`` as a ``BotImage``, or raise ``ImageNotFound``."""
+    """The local image ``ref`` as a ``BotImage``, or raise ``ImageNotFound`` (an image named
+    by its id is inspected once per process, until ``forget_image``)."""
+    known = _BY_ID.get(ref)
+    if known is not None:
+        return known
+    found = _inspect(ref)
+    if IMAGE_ID.fullmatch(ref):
+        _BY_ID[ref] = found
+    return found
+
+
+def forget_image(image_id: str) -> None:
+    """Inspect the image of this id again next time (it is gone from this machine)."""
+    _BY_ID.pop(image_id, None)
+
+
+def _inspect(ref: str) -> BotImage:
+    """The local image ``ref`` as a ``BotImage``, asked of Docker."""
     client = docker_client()
     if not ref.strip():
         raise ImageNotFound("no Docker image named: give a tag or an id, such as "

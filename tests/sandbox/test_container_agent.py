@@ -156,12 +156,13 @@ def test_a_missing_image_is_one_clear_line(docker_required: Any) -> None:
         DockerSeat.from_image("cardarena-bot/nothing-here:0")
 
 
-def test_an_image_removed_before_the_match_is_an_init_error(leftovers: Path) -> None:
+def test_an_image_removed_before_the_match_is_the_arenas_failure(leftovers: Path) -> None:
+    """An image gone from the machine is never the bot's doing: no verdict against it."""
     image = BotImage("cardarena-bot/gone:0", "sha256:" + "0" * 64, "gone", "0", ("*",))
     seat = KeptDockerSeat(DockerSeat(image, temp_root=leftovers))
     result = run_duplicate(BRISCOLA, 3, [seat, PolicySeat("random")], rotations=1)
     deal = result.deals[0]
-    assert deal.reasons[0] == INIT_ERROR and deal.reasons[1] == OK
+    assert deal.void and deal.reasons[0] == Reason.VOID_INFRA
     assert "no Docker image cardarena-bot/gone:0 on this machine" in deal.details[0]
     assert_removed(seat)
 

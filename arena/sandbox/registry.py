@@ -104,8 +104,18 @@ def push_image(image: BotImage, registry: str, progress: Progress | None = None)
     client = docker_client()
     inspect_bot_image(image.image_id)
     client.api.tag(image.image_id, repository, tag)
-    say = progress or (lambda _: None)
-    say(f"pushing {target}")
+    (progress or (lambda _: None))(f"pushing {target}")
+    try:
+        digest = _push(client, registry, repository, tag)
+    except RegistryError:
+        _untag(client, target)
+        raise
+    return replace(image, pinned=f"{repository}@{digest}")
+
+
+def _push(client: Any, registry: str, repository: str, tag: str) -> str:
+    """Push ``repository:tag``; the digest of its manifest (``RegistryError`` otherwise)."""
+    target = f"{repository}:{tag}"
     digest = ""
     try:
         events: Iterable[dict[str, Any]] = client.api.push(repository, tag=tag, stream=True,
@@ -120,7 +130,16 @@ def push_image(image: BotImage, registry: str, progress: Progress | None = None)
         raise _refusal(registry, "push", target, _error_text(error)) from None
     if not digest:
         raise RegistryError(f"the registry {registry} took {target} but named no digest for it")
-    return replace(image, pinned=f"{repository}@{digest}")
+    return digest
+
+
+def _untag(client: Any, ref: str) -> None:
+    """Remove the tag ``ref`` when the image has other tags (so that the image stays)."""
+    try:
+        if len(client.api.inspect_image(ref).get("RepoTags") or []) > 1:
+            client.api.remove_image(ref, noprune=True)
+    except _docker_errors():
+        pass
 
 
 def ensure_local(image: BotImage) -> None:

@@ -227,6 +227,15 @@ def remove_image(image_id: str) -> None:
         require_docker().images.remove(image_id, force=True)
 
 
+def untag(ref: str) -> None:
+    """Remove one of our names (a tag or a digest) from the engine; the image stays while it
+    has other names (the shared images keep theirs)."""
+    from docker.errors import ImageNotFound
+
+    with contextlib.suppress(ImageNotFound):
+        require_docker().images.remove(ref)
+
+
 def is_local(ref: str) -> bool:
     """True when the engine has an image of this name, digest or id."""
     from docker.errors import ImageNotFound

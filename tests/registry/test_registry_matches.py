@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 from league.redis_server import RedisServer, redis_server  # noqa: F401 - the fixture
 from league.test_celery_faults import (  # noqa: F401 - the workdir fixture
@@ -22,6 +23,7 @@ from league.test_celery_faults import (  # noqa: F401 - the workdir fixture
     row_counts,
     workdir,
 )
+from server.api.conftest import ServiceFactory, make_service, status_of  # noqa: F401
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -31,9 +33,11 @@ from arena.games import load_game
 from arena.league.dispatch import dispatch_league
 from arena.league.run_match import RETRY, VOID, run_match
 from arena.match.runner import run_duplicate
+from arena.protocol.v1 import arena_pb2 as pb
 from arena.reasons import Reason
 from arena.sandbox.images import BotImage
 from arena.sandbox.registry import REGISTRY_ENV, ensure_local, push_target, split_pinned
+from arena.server.remote import pack_folder
 from arena.server.uploads import publish
 from arena.store import BotVersion, MatchRecordRow, MatchStatus, SeatResult, open_store
 
@@ -45,7 +49,7 @@ from .conftest import (
     free_port,
     is_local,
     remove_image,
-    require_docker,
+    untag,
 )
 
 BRISCOLA = load_game("briscola")
@@ -162,6 +166,41 @@ def test_an_upload_is_pushed_when_a_registry_is_configured(
     assert published.image_id == image.image_id
 
 
+def test_the_service_pushes_an_upload_and_records_it_pinned(
+        registry: PrivateRegistry, make_service: ServiceFactory, base_image: str,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With CARDARENA_REGISTRY set, an upload's version is its pinned reference; a registry
+    that does not answer refuses the upload (FAILED_PRECONDITION) with its line, leaving no
+    image."""
+    from arena.server.api.bots import sandbox_uploads
+
+    monkeypatch.setenv(REGISTRY_ENV, registry.address)
+    service = make_service(uploads=sandbox_uploads())
+    down = f"127.0.0.1:{free_port()}"
+    built = ["cardarena-bot/regtest-upload:1", "cardarena-bot/regtest-upload:2"]
+    try:
+        with service.register("regtest") as user:
+            reply = user.call("SubmitBot", pb.SubmitBotRequest(
+                name="upload", archive=pack_folder(SAMPLE_RANDOM)))
+            pinned = reply.version.image_ref
+            built.append(pinned)
+            parts = split_pinned(pinned)
+            assert parts is not None
+            assert parts[0] == f"{registry.address}/cardarena-bot/regtest-upload"
+            assert registry.has_manifest(*parts)
+            monkeypatch.setenv(REGISTRY_ENV, down)
+            code, message = status_of(lambda: user.call("SubmitBot", pb.SubmitBotRequest(
+                name="upload", archive=pack_folder(SAMPLE_RANDOM))))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        assert message == (f"the registry {down} does not answer at http://{down}/v2/ "
+                           f"(connection refused): cannot push "
+                           f"{down}/cardarena-bot/regtest-upload:2 (FAILED_PRECONDITION)")
+        assert not is_local(built[1]) and not is_local(f"{down}/cardarena-bot/regtest-upload:2")
+    finally:
+        for ref in [*built, f"{registry.address}/cardarena-bot/regtest-upload:1"]:
+            untag(ref)
+
+
 def test_bot_build_push_prints_the_pinned_ref(
         registry: PrivateRegistry, sample_image: BotImage) -> None:
     repository, tag = push_target(sample_image, registry.address)
@@ -169,7 +208,7 @@ def test_bot_build_push_prints_the_pinned_ref(
         result = CliRunner().invoke(app, ["bot", "build", str(SAMPLE_RANDOM), "--push",
                                           registry.address])
     finally:
-        require_docker().images.remove(f"{repository}:{tag}")  # our tag only
+        untag(f"{repository}:{tag}")
     assert result.exit_code == 0, result.output
     pushed_line = [line for line in result.stdout.splitlines() if line.startswith("pushed ")]
     assert len(pushed_line) == 1, result.stdout
@@ -183,11 +222,8 @@ def test_bot_build_push_to_a_registry_that_does_not_answer_is_one_line(
         sample_image: BotImage) -> None:
     address = f"127.0.0.1:{free_port()}"
     repository, tag = push_target(sample_image, address)
-    try:
-        result = CliRunner().invoke(app, ["bot", "build", str(SAMPLE_RANDOM), "--push",
-                                          address])
-    finally:
-        require_docker().images.remove(f"{repository}:{tag}")
+    result = CliRunner().invoke(app, ["bot", "build", str(SAMPLE_RANDOM), "--push", address])
+    assert not is_local(f"{repository}:{tag}")
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.strip()]
     assert errors[-1] == (f"error: the registry {address} does not answer at http://{address}"

@@ -118,15 +118,16 @@ class BotCatalog:
             folder = self._fresh_folder(caller.name, name, number)
             try:
                 bot_folder = uploads.unpack(archive, folder, limits)
-                image = uploads.build(bot_folder, tag=image_tag(f"{caller.name}-{name}",
-                                                                folder.name), limits=limits)
+                tag = image_tag(f"{caller.name}-{name}", folder.name)
+                image = uploads.build(bot_folder, tag=tag, limits=limits)
             except uploads.error as error:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise ApiError(upload_status(error), str(error),
                                log=str(getattr(error, "log", "") or "")) from None
-            except RegistryError as error:
+            except RegistryError as error:  # built, but workers could not pull it
                 shutil.rmtree(folder, ignore_errors=True)
-                raise ApiError(grpc.StatusCode.UNAVAILABLE, str(error)) from None
+                remove_image(tag)
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
             except BaseException:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise

@@ -89,6 +89,8 @@ def test_decisions_per_second_for_each_number_of_matches(report: dict[str, Any])
         assert row["p99_us"] >= row["p50_us"] > 0
         assert row["charged_p99_us"] >= row["charged_p50_us"] >= 0
         assert row["arena_cpu_us_per_decision"] > 0
+        assert row["bot_processes"] == row["matches"] * 2 * 2  # seats x rotations per lane
+        assert row["bots_cpu_us_per_decision"] > 0
 
 
 def test_the_charged_time_is_shown_beside_the_round_trip(report: dict[str, Any]) -> None:

@@ -52,7 +52,9 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
     gRPC's soft limit equals its hard one so the refusal is certain), a short reconnect backoff,
     a private pool, and ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would
     send the socket's path, which some HTTP/2 servers, Rust's hyper among them, refuse as a
-    malformed authority)."""
+    malformed authority). No bandwidth-delay probing: its PING frames, which both sides
+    answer, only tune the flow-control window for bulk transfers, and a Play stream carries
+    small messages in lock step."""
     return [
         ("grpc.default_authority", "localhost"),
         ("grpc.max_receive_message_length", max_message_bytes),
@@ -63,6 +65,7 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
         ("grpc.max_reconnect_backoff_ms", 200),
         ("grpc.use_local_subchannel_pool", 1),
         ("grpc.enable_retries", 0),
+        ("grpc.http2.bdp_probe", 0),
     ]
 
 

@@ -12,9 +12,10 @@ call): the reader task hands every response, then the end of the stream, to the 
 receiver or else keeps it in a buffer, and waiting for an answer is waiting on a future that
 the stream's timer resolves to None at the deadline. A response that comes after its deadline
 stays in the buffer for the next receive. Having handed a response to a receiver, the reader
-lets it run before it asks gRPC for the next one, so an answer reaches the runner without
-waiting for that. Responses stay raw bytes so that a message that does not parse is the bot's
-fault, not a broken stream.
+asks gRPC for the next one in the same step (the receiver runs next): one task step per
+response, as a plain read loop takes, where yielding to the receiver first cost a loop turn
+more per decision. Responses stay raw bytes so that a message that does not parse is the
+bot's fault, not a broken stream.
 
 A bot may send one response for each request that asks for one (MatchStart and every
 DecisionRequest; MatchEnd asks for none), and at most ``UNSOLICITED_LIMIT`` more in a stream:
@@ -143,8 +144,7 @@ class PlayStream:
                 if self._received - self._asked > UNSOLICITED_LIMIT:
                     self._flood()
                     break
-                if self._deliver(raw, self._clock.arrival_ns()):
-                    await asyncio.sleep(0)  # the receiver first, the next read after it
+                self._deliver(raw, self._clock.arrival_ns())
             end = StreamEnd(grpc.StatusCode.OK, "")
         except grpc.aio.AioRpcError as error:
             end = StreamEnd(error.code(), error.details() or "")
@@ -291,15 +291,15 @@ class PlayStream:
 
     async def close(self, grace_s: float) -> None:
         """Half-close, give the bot ``grace_s`` seconds to take what is queued and end its
-        side, then cancel."""
+        side (waiting as a receive does, on the stream's own timer; anything it still sends is
+        dropped), then cancel."""
         self.finish()
         if grace_s > 0 and not self._reader.done():
             loop = asyncio.get_running_loop()
-            self._set_deadline(loop, grace_s)
-            await self._flush()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._reader),
-                                       max(self._deadline - loop.time(), 0.0))
+            deadline = loop.time() + grace_s
+            item: bytes | StreamEnd | None = b""
+            while isinstance(item, bytes) and self._waiter is None:  # drop what it still sends
+                item = await self.receive(deadline - loop.time())
         self._call.cancel()
         if self._timer is not None:
             self._timer.cancel()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import platform
 import shutil
 import statistics
@@ -201,6 +202,26 @@ async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], dea
             return decisions
 
 
+def _bot_pids(lanes: Sequence[Sequence[LaunchedSeat]]) -> list[int]:
+    """The process ids of the launched bots of some lanes."""
+    return [bot.process.pid for seats in lanes for seat in seats for bot in seat.bots
+            if bot.process is not None]
+
+
+def processes_cpu_s(pids: Sequence[int]) -> float:
+    """The CPU time (user and system, all threads) the processes ``pids`` have used, in
+    seconds, from ``/proc`` (a process that is gone counts nothing)."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], seconds: float,
                              seeds: Iterator[int], rotations: int | None = None
                              ) -> dict[str, Any]:
@@ -210,24 +231,31 @@ async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], second
     lane keeps playing duplicate sets with the next seeds of ``seeds`` until ``seconds`` have
     passed (at least one set each). The figures: ``matches`` (the lanes), ``decisions``,
     ``seconds`` (wall), ``decisions_per_s``, ``arena_cpu_us_per_decision`` (this process's CPU
-    time per decision), the ``p50_us`` and ``p99_us`` of the round trips and the
-    ``charged_p50_us`` and ``charged_p99_us`` of the charged (recorded) times. With
+    time per decision, every thread, gRPC's included), ``bots_cpu_us_per_decision`` (the
+    bot processes' CPU time per decision, from ``/proc``), the ``p50_us`` and ``p99_us`` of the
+    round trips and the ``charged_p50_us`` and ``charged_p99_us`` of the charged (recorded)
+    times. With
     ``rotations``, each set plays that many of its deals. Raises ``BenchError`` when a set has
     a fault or a forfeit.
     """
     loop = asyncio.get_running_loop()
     times: list[int] = []
     trips: list[int] = []
+    pids = _bot_pids(lanes)
+    bots_start = processes_cpu_s(pids)
     start, cpu_start = time.perf_counter(), time.process_time()
     deadline = loop.time() + seconds
     counts = await asyncio.gather(*(_lane(game, seats, seeds, deadline, times, trips, rotations)
                                     for seats in lanes))
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
+    bots_cpu = processes_cpu_s(pids) - bots_start
     decisions = sum(counts)
     return {"matches": len(lanes), "decisions": decisions, "seconds": round(wall, 6),
             "decisions_per_s": round(decisions / wall, 1),
             "arena_cpu_us_per_decision": round(cpu / decisions * 1e6, 1),
+            "bots_cpu_us_per_decision": round(bots_cpu / decisions * 1e6, 1),
+            "bot_processes": len(pids),
             **_round_trips(trips), **_round_trips(times, "charged_")}
 
 

@@ -80,6 +80,8 @@ def render_table(report: dict[str, Any]) -> Table:
                       "", "")
         table.add_row("  arena process CPU per decision (gRPC included)",
                       micros(row["arena_cpu_us_per_decision"]), "", "")
+        table.add_row(f"  bot processes' CPU per decision ({row['bot_processes']} processes)",
+                      micros(row["bots_cpu_us_per_decision"]), "", "")
     clock = report.get("clock")
     if clock is not None:
         under = (f"{clock['matches']} matches of {clock['game']} ({clock['players']} seats) "

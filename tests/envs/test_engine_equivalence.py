@@ -10,6 +10,7 @@ import numpy as np
 from arena.envs.pettingzoo import env, raw_env
 from arena.envs.tensors import encode, layout
 from arena.games import load_game
+from arena.games.params import ParamValue
 from tests.envs.configs import each_seat_config
 
 SEEDS = (0, 1)
@@ -19,13 +20,14 @@ seat's only), so that long matches stay quick."""
 
 
 @each_seat_config
-def test_same_seed_same_actions_same_match(game_id: str, seats: int) -> None:
+def test_same_seed_same_actions_same_match(game_id: str, seats: int,
+                                          params: dict[str, ParamValue]) -> None:
     """Driving the environment and the engine side by side keeps them equal to the end."""
     for seed in SEEDS:
         rng = random.Random(seed)
-        aec = env(game_id, seats)
+        aec = env(game_id, seats, **params)
         aec.reset(seed=seed)
-        state = load_game(game_id, seats).new_initial_state(seed)
+        state = load_game(game_id, seats, params).new_initial_state(seed)
         shape = layout(state.game)
         totals = dict.fromkeys(aec.possible_agents, 0.0)
         steps = 0

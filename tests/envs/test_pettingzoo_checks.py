@@ -13,6 +13,7 @@ from functools import partial
 from pettingzoo.test import api_test, render_test, seed_test
 
 from arena.envs.pettingzoo import env, raw_env
+from arena.games.params import ParamValue
 from tests.envs.configs import each_seat_config
 
 API_CYCLES = 60
@@ -21,23 +22,23 @@ SEED_CYCLES = 40
 
 
 @each_seat_config
-def test_api(game_id: str, seats: int) -> None:
+def test_api(game_id: str, seats: int, params: dict[str, ParamValue]) -> None:
     """``pettingzoo.test.api_test`` passes."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        api_test(env(game_id, seats), num_cycles=API_CYCLES)
+        api_test(env(game_id, seats, **params), num_cycles=API_CYCLES)
 
 
 @each_seat_config
-def test_seed(game_id: str, seats: int) -> None:
+def test_seed(game_id: str, seats: int, params: dict[str, ParamValue]) -> None:
     """``pettingzoo.test.seed_test`` passes: the same seed plays the same episode."""
-    seed_test(partial(env, game_id, seats), num_cycles=SEED_CYCLES)
+    seed_test(partial(env, game_id, seats, **params), num_cycles=SEED_CYCLES)
 
 
 @each_seat_config
-def test_render(game_id: str, seats: int) -> None:
+def test_render(game_id: str, seats: int, params: dict[str, ParamValue]) -> None:
     """``pettingzoo.test.render_test`` passes for ``ansi`` and ``human``."""
-    render_test(partial(env, game_id, seats))
+    render_test(partial(env, game_id, seats, **params))
 
 
 def test_the_environments_are_turn_based_only() -> None:

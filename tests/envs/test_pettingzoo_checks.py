@@ -16,9 +16,9 @@ from arena.envs.pettingzoo import env, raw_env
 from arena.games.params import ParamValue
 from tests.envs.configs import each_seat_config
 
-API_CYCLES = 60
+API_CYCLES = 1000
 """Cycles of the API check's random play (a cycle is one move of each agent)."""
-SEED_CYCLES = 40
+SEED_CYCLES = 500
 
 
 @each_seat_config

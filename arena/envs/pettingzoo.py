@@ -50,8 +50,8 @@ def agent_name(seat: int) -> str:
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for it
     """One game configuration as an AEC environment, without PettingZoo's order checks."""
 
-    def __init__(self, game: str, players: int | None = None, render_mode: str | None = None,
-                 **params: ParamValue) -> None:
+    def __init__(self, game: str, players: int | None = None, *,
+                 render_mode: str | None = None, **params: ParamValue) -> None:
         """Load the game (an unknown id, seat count or parameter raises a ``GameError``)."""
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -173,8 +173,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for it
         """Nothing to release."""
 
 
-def env(game: str, players: int | None = None, render_mode: str | None = None,
+def env(game: str, players: int | None = None, *, render_mode: str | None = None,
         **params: ParamValue) -> Any:
     """The AEC environment of a game id, seat count (None: the game's default) and parameters,
     wrapped in PettingZoo's order checks."""
-    return wrappers.OrderEnforcingWrapper(raw_env(game, players, render_mode, **params))
+    return wrappers.OrderEnforcingWrapper(
+        raw_env(game, players, render_mode=render_mode, **params))

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 import numpy as np
@@ -89,13 +90,18 @@ class Layout:
     num_suits: int
     segments: tuple[Segment, ...]
 
-    @property
+    @cached_property
     def size(self) -> int:
         """The length of the vector."""
         return sum(segment.size for segment in self.segments)
 
     def offsets(self) -> dict[str, int]:
-        """Where each segment starts."""
+        """Where each segment starts (a new dict)."""
+        return dict(self.starts)
+
+    @cached_property
+    def starts(self) -> dict[str, int]:
+        """Where each segment starts, computed once."""
         found, start = {}, 0
         for segment in self.segments:
             found[segment.name] = start
@@ -151,7 +157,7 @@ class _Writer:
         """A zero vector of ``shape``."""
         self.shape = shape
         self.vector: Vector = np.zeros(shape.size, np.float32)
-        self.start = shape.offsets()
+        self.start = shape.starts
 
     def one_hot(self, segment: str, index: int, size: int) -> None:
         """Set ``index`` of a segment of ``size`` entries, when it is in range."""
@@ -164,9 +170,7 @@ class _Writer:
         if not 0 <= row < self.shape.num_seats:
             return
         base = self.start[segment] + row * d
-        for card in cards:
-            if 0 <= card < d:
-                self.vector[base + card] = 1.0
+        self.vector[[base + card for card in cards if 0 <= card < d]] = 1.0
 
     def values(self, segment: str, values: Sequence[float]) -> None:
         """Copy per-seat numbers into a segment of N entries."""
@@ -209,31 +213,38 @@ def encode(observation: Observation, shape: Layout) -> Vector:
 
 
 def _encode_hand_events(observation: Observation, out: _Writer) -> None:
-    """The segments read from the seat's events of the current hand."""
+    """The segments read from the seat's events of the current hand (flat indices gathered
+    in lists, then written at once)."""
     events = observation.events
     first = next((index for index in range(len(events) - 1, -1, -1)
                   if events[index].kind in HAND_BOUNDARIES), 0)
-    n, k = out.shape.num_seats, len(EventKind)
+    n, d, k = out.shape.num_seats, out.shape.deck_size, len(EventKind)
     seen = {card for card in observation.hand if card != HIDDEN}
     seen.update(observation.table)
     seen.update(card for _, card in observation.trick)
     for _, cards in observation.visible_hands:
         seen.update(cards)
     seen.update((observation.trump_card, observation.called_card))
-    counts_at = out.start["event_counts"]
-    values_at = out.start["last_values"]
+    start = out.start
+    counts_at, values_at = start["event_counts"], start["last_values"]
+    played_at, won_at = start["played"], start["won"]
+    ones: list[int] = []
+    counted: list[int] = []
     for event in events[first:]:
-        seen.update(event.cards)
+        cards = event.cards
+        seen.update(cards)
         seat = event.seat
         if not 0 <= seat < n:
             continue
-        out.vector[counts_at + seat * k + (int(event.kind) - 1)] += 1.0
-        if event.kind in PLAYED_KINDS:
-            out.cards("played", event.cards, seat)
-        elif event.kind in WON_KINDS:
-            out.cards("won", event.cards, seat)
-        if event.kind in VALUE_KINDS:
-            slot = VALUE_KINDS.index(event.kind)
+        kind = event.kind
+        counted.append(counts_at + seat * k + (int(kind) - 1))
+        if kind in PLAYED_KINDS or kind in WON_KINDS:
+            base = (played_at if kind in PLAYED_KINDS else won_at) + seat * d
+            ones.extend(base + card for card in cards if 0 <= card < d)
+        elif kind in VALUE_KINDS:
             value = float(event.values[0]) if event.values else 0.0
-            out.vector[values_at + seat * len(VALUE_KINDS) + slot] = value
+            out.vector[values_at + seat * len(VALUE_KINDS) + VALUE_KINDS.index(kind)] = value
+    vector = out.vector
+    vector[ones] = 1.0
+    np.add.at(vector, counted, 1.0)
     out.cards("seen", seen)

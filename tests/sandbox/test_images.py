@@ -110,8 +110,8 @@ def test_debootstrap_errors_name_the_fix(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_pruning_empties_what_no_bot_reads_and_keeps_the_rest(tmp_path: Path) -> None:
-    """The pruned folders stay, empty; Python's files, the venv wheels and a link that points
-    out of the root are left alone."""
+    """The pruned folders stay, empty, and Debian's sitecustomize is gone; Python's files, the
+    venv wheels and a link that points out of the root are left alone."""
     root = tmp_path / "root"
     (root / "usr/share/doc/python3").mkdir(parents=True)
     (root / "usr/share/doc/python3/copyright").write_bytes(b"x" * 1000)
@@ -121,11 +121,17 @@ def test_pruning_empties_what_no_bot_reads_and_keeps_the_rest(tmp_path: Path) ->
     (root / "usr/share/python-wheels/pip.whl").write_bytes(b"w")
     (root / "usr/lib/python3.11").mkdir(parents=True)
     (root / "usr/lib/python3.11/os.py").write_text("")
+    (root / "etc/python3.11").mkdir(parents=True)
+    (root / "etc/python3.11/sitecustomize.py").write_bytes(b"s" * 100)
+    (root / "usr/lib/python3.11/sitecustomize.py").symlink_to("/etc/python3.11/sitecustomize.py")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "kept").write_text("")
     (root / "usr/share/locale").symlink_to(outside)
-    assert rootfs.prune_root(root) == 6000
+    link_size = (root / "usr/lib/python3.11/sitecustomize.py").lstat().st_size
+    assert rootfs.prune_root(root) == 6100 + link_size
+    assert not (root / "etc/python3.11/sitecustomize.py").exists()
+    assert not (root / "usr/lib/python3.11/sitecustomize.py").is_symlink()
     assert list((root / "usr/share/doc").iterdir()) == []
     assert list((root / "var/lib/apt/lists").iterdir()) == []
     assert (root / "usr/share/python-wheels/pip.whl").is_file()
@@ -171,6 +177,7 @@ def test_base_image_runs_the_sdk_as_the_bot_user(docker_required: Any, base_imag
         network_mode="none", remove=True, labels={labels.SANDBOX: "1"})
     assert listed.decode().split() == [], "the base image holds what the root was pruned of"
     assert "PYTHONUNBUFFERED=1" in config["Env"]
+    assert "ARENA_ENGINE=python" in config["Env"]
     assert config["Labels"][labels.SANDBOX] == "1"
 
 

@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import SandboxError
-from arena.sandbox.refs import DIGEST, is_pinned, registry_of, repository_of, split_pinned
+from arena.sandbox.refs import (
+    DIGEST,
+    DOCKER_HUB,
+    is_pinned,
+    registry_of,
+    repository_of,
+    split_pinned,
+)
 
 if TYPE_CHECKING:
     from arena.sandbox.images import BotImage
@@ -88,9 +95,11 @@ def push_target(image: BotImage, registry: str) -> tuple[str, str]:
         and not is_pinned(image.ref) else image_tag(image.name, image.version)
     repository = repository_of(ref)
     tag = ref[len(repository) + 1:] if ref != repository else "latest"
-    if not repository.startswith(f"{registry}/"):
-        repository = f"{registry}/{repository}"
-    return repository, tag
+    if repository.startswith(f"{registry}/"):
+        return repository, tag
+    if registry_of(repository) != DOCKER_HUB or repository.startswith(f"{DOCKER_HUB}/"):
+        repository = repository.partition("/")[2]  # from another registry: its path only
+    return f"{registry}/{repository}", tag
 
 
 def push_image(image: BotImage, registry: str, progress: Progress | None = None) -> BotImage:
@@ -103,7 +112,11 @@ def push_image(image: BotImage, registry: str, progress: Progress | None = None)
     target = f"{repository}:{tag}"
     client = docker_client()
     inspect_bot_image(image.image_id)
-    client.api.tag(image.image_id, repository, tag)
+    try:
+        client.api.tag(image.image_id, repository, tag)
+    except _docker_errors() as error:
+        raise RegistryError(f"cannot name {image.ref} {target} for the registry {registry}: "
+                            f"{_error_text(error)}") from None
     (progress or (lambda _: None))(f"pushing {target}")
     try:
         digest = _push(client, registry, repository, tag)

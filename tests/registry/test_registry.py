@@ -159,3 +159,19 @@ def test_a_bad_registry_name_is_one_line(given: str) -> None:
     with pytest.raises(RegistryError) as refused:
         check_registry(given)
     assert "is not HOST[:PORT][/PATH]" in one_line(refused.value)
+
+
+@pytest.mark.parametrize(("ref", "target"), [
+    ("cardarena-bot/random:1.0.0", ("R/cardarena-bot/random", "1.0.0")),
+    ("127.0.0.1:5000/cardarena-bot/random:1", ("R/cardarena-bot/random", "1")),
+    ("R/cardarena-bot/random:2", ("R/cardarena-bot/random", "2")),
+    ("docker.io/library/busybox:latest", ("R/library/busybox", "latest")),
+    ("sha256:" + "2" * 64, ("R/cardarena-bot/random-bot", "1.0")),
+])
+def test_an_image_is_pushed_under_its_own_name_in_the_registry(
+        ref: str, target: tuple[str, str]) -> None:
+    registry = "127.0.0.1:6000"
+    image = BotImage(ref=ref.replace("R/", f"{registry}/"), image_id="sha256:" + "1" * 64,
+                     name="Random Bot", version="1.0", games=("*",))
+    expected = (target[0].replace("R/", f"{registry}/"), target[1])
+    assert push_target(image, registry) == expected

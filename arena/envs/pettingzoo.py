@@ -31,7 +31,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from arena.envs.actions import num_actions
-from arena.envs.tensors import Layout, Vector, encode, layout
+from arena.envs.tensors import HandEvents, Layout, Vector, encode, layout
 from arena.games import Game, Observation, State, load_game
 from arena.games.params import ParamValue
 from arena.games.rng import MAX_SEED
@@ -103,6 +103,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for it
             self._rng.integers(0, MAX_SEED, dtype=np.uint64, endpoint=True))
         self._state = self.game.new_initial_state(match_seed)
         self._returns = self._state.returns()
+        self._memos = {agent: HandEvents(self.layout) for agent in self.possible_agents}
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -113,17 +114,18 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for it
 
     def observe(self, agent: str) -> AgentObservation:
         """The agent's vector and action mask, from its seat's observation only."""
-        return self.encode(self.state_now.observation(self._seats[agent]))
+        return self.encode(self.state_now.observation(self._seats[agent]), self._memos[agent])
 
-    def encode(self, observation: Observation) -> AgentObservation:
-        """The observation dict of one seat's engine observation."""
+    def encode(self, observation: Observation, memo: HandEvents | None = None
+               ) -> AgentObservation:
+        """The observation dict of one seat's engine observation (``memo``: see ``encode``)."""
         mask: Mask = np.zeros(self.num_actions, np.int8)
         legal = observation.legal_actions
         if legal and legal[-1] >= self.num_actions:
             raise ValueError(f"{self.game.id}: action {legal[-1]} is beyond the action space "
                              f"of {self.num_actions} ids (set num_distinct_actions on the game)")
         mask[list(legal)] = 1
-        return {"observation": encode(observation, self.layout), "action_mask": mask}
+        return {"observation": encode(observation, self.layout, memo), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Play the selected agent's action (None once the agent is done)."""

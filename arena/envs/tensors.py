@@ -48,8 +48,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from arena.games import EventKind, Game, Observation
-from arena.games.cards import HIDDEN
+from arena.games import Event, EventKind, Game, Observation
 
 PHASES: Final = ("auction", "bid", "call", "choose_suit", "discard", "done", "draw",
                  "exchange", "first_trick", "give", "monte", "name_card", "name_suit", "pass",
@@ -183,8 +182,12 @@ class _Writer:
         self.vector[self.start[segment] + index] = value
 
 
-def encode(observation: Observation, shape: Layout) -> Vector:
-    """The vector of one seat's observation (see the module's table of segments)."""
+def encode(observation: Observation, shape: Layout, memo: HandEvents | None = None) -> Vector:
+    """The vector of one seat's observation (see the module's table of segments).
+
+    ``memo``, kept by a caller that encodes one seat's observations of one match in turn,
+    reads only the events that are new since its last call; the vector is the same.
+    """
     n, d = shape.num_seats, shape.deck_size
     out = _Writer(shape)
     out.one_hot("seat", observation.seat, n)
@@ -208,43 +211,73 @@ def encode(observation: Observation, shape: Layout) -> Vector:
         out.one_hot("teammates", seat, n)
     out.values("points", observation.points)
     out.values("scores", observation.scores)
-    _encode_hand_events(observation, out)
-    return out.vector
-
-
-def _encode_hand_events(observation: Observation, out: _Writer) -> None:
-    """The segments read from the seat's events of the current hand (flat indices gathered
-    in lists, then written at once)."""
-    events = observation.events
-    first = next((index for index in range(len(events) - 1, -1, -1)
-                  if events[index].kind in HAND_BOUNDARIES), 0)
-    n, d, k = out.shape.num_seats, out.shape.deck_size, len(EventKind)
-    seen = {card for card in observation.hand if card != HIDDEN}
+    hand = memo if memo is not None else HandEvents(shape)
+    hand.read(observation.events)
+    hand.write(out.vector)
+    seen = set(hand.cards)
+    seen.update(observation.hand)
     seen.update(observation.table)
     seen.update(card for _, card in observation.trick)
     for _, cards in observation.visible_hands:
         seen.update(cards)
     seen.update((observation.trump_card, observation.called_card))
-    start = out.start
-    counts_at, values_at = start["event_counts"], start["last_values"]
-    played_at, won_at = start["played"], start["won"]
-    ones: list[int] = []
-    counted: list[int] = []
-    for event in events[first:]:
-        cards = event.cards
-        seen.update(cards)
-        seat = event.seat
-        if not 0 <= seat < n:
-            continue
-        kind = event.kind
-        counted.append(counts_at + seat * k + (int(kind) - 1))
-        if kind in PLAYED_KINDS or kind in WON_KINDS:
-            base = (played_at if kind in PLAYED_KINDS else won_at) + seat * d
-            ones.extend(base + card for card in cards if 0 <= card < d)
-        elif kind in VALUE_KINDS:
-            value = float(event.values[0]) if event.values else 0.0
-            out.vector[values_at + seat * len(VALUE_KINDS) + VALUE_KINDS.index(kind)] = value
-    vector = out.vector
-    vector[ones] = 1.0
-    np.add.at(vector, counted, 1.0)
     out.cards("seen", seen)
+    return out.vector
+
+
+class HandEvents:
+    """What a seat's events of the current hand put in its vector (``played``, ``won``,
+    ``event_counts``, ``last_values`` and the cards for ``seen``), read event by event."""
+
+    def __init__(self, shape: Layout) -> None:
+        """Nothing read yet."""
+        self.shape = shape
+        self.count = 0
+        """How many events of the log have been read."""
+        self.last: Event | None = None
+        """The last event read: a log that does not hold it there is another match's."""
+        self._clear()
+
+    def _clear(self) -> None:
+        """Forget the hand read so far."""
+        self.ones: set[int] = set()
+        self.counts: dict[int, float] = {}
+        self.values: dict[int, float] = {}
+        self.cards: set[int] = set()
+
+    def read(self, events: Sequence[Event]) -> None:
+        """Read the events not read yet (all of the current hand's for another log)."""
+        if self.count > len(events) or (self.count and events[self.count - 1] != self.last):
+            self.count, self.last = 0, None
+            self._clear()
+        first = self.count or next((index for index in range(len(events) - 1, -1, -1)
+                                    if events[index].kind in HAND_BOUNDARIES), 0)
+        starts = self.shape.starts
+        n, d, k = self.shape.num_seats, self.shape.deck_size, len(EventKind)
+        counts_at, values_at = starts["event_counts"], starts["last_values"]
+        played_at, won_at = starts["played"], starts["won"]
+        for event in events[first:]:
+            kind = event.kind
+            if kind in HAND_BOUNDARIES:
+                self._clear()
+            self.cards.update(event.cards)
+            seat = event.seat
+            if not 0 <= seat < n:
+                continue
+            index = counts_at + seat * k + (int(kind) - 1)
+            self.counts[index] = self.counts.get(index, 0.0) + 1.0
+            if kind in PLAYED_KINDS or kind in WON_KINDS:
+                base = (played_at if kind in PLAYED_KINDS else won_at) + seat * d
+                self.ones.update(base + card for card in event.cards if 0 <= card < d)
+            elif kind in VALUE_KINDS:
+                slot = values_at + seat * len(VALUE_KINDS) + VALUE_KINDS.index(kind)
+                self.values[slot] = float(event.values[0]) if event.values else 0.0
+        self.count = len(events)
+        self.last = events[-1] if events else None
+
+    def write(self, vector: Vector) -> None:
+        """Put what was read in a vector."""
+        vector[list(self.ones)] = 1.0
+        for table in (self.counts, self.values):
+            if table:
+                vector[list(table)] = list(table.values())

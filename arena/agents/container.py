@@ -223,17 +223,42 @@ class DockerAgent(RemoteAgent):
         except OSError as error:
             raise _infra(str(error)) from None
         from docker.errors import ImageNotFound
+        try:
+            await self._start_once(client, options)
+        except ImageNotFound:
+            await self._pull_again()
+            try:
+                await self._start_once(client, options)
+            except ImageNotFound:
+                raise _infra(f"no Docker image {self.image.ref} on this machine; build it "
+                             "with `arena bot build PATH`") from None
+
+    async def _start_once(self, client: Any, options: dict[str, Any]) -> None:
+        """Create and start the container (``ImageNotFound`` when the image is not here)."""
         self._starting = asyncio.ensure_future(asyncio.to_thread(self._start, client, options))
         try:
             await asyncio.shield(self._starting)
-        except ImageNotFound:
-            from arena.sandbox.images import forget_image
-            forget_image(self.image.image_id)
-            raise _infra(f"no Docker image {self.image.ref} on this machine; build it with "
-                         "`arena bot build PATH`") from None
         except _docker_errors() as error:
+            from docker.errors import ImageNotFound
+            if isinstance(error, ImageNotFound):
+                raise
             raise _infra(f"Docker failed to start the bot's container: "
                          f"{_one_line(error)}") from None
+
+    async def _pull_again(self) -> None:
+        """After the image was found gone: forget that it was here, pull it again when it is
+        pinned, or fail as the arena (an image gone is never the bot's doing)."""
+        from arena.sandbox.images import forget_image
+        from arena.sandbox.registry import ensure_local, forget_present
+        forget_image(self.image.image_id)
+        forget_present(self.image)
+        if not self.image.pinned:
+            raise _infra(f"no Docker image {self.image.ref} on this machine; build it with "
+                         "`arena bot build PATH`")
+        try:
+            await asyncio.to_thread(ensure_local, self.image)
+        except SandboxError as error:
+            raise _infra(str(error)) from None
 
     def _start(self, client: Any, options: dict[str, Any]) -> None:
         """Create and start the container (worker thread; the container is known as soon

@@ -130,10 +130,15 @@ class DockerSeat:
         return f"{self.image.name} (docker)"
 
     def check(self, game: Game) -> None:
-        """Raise ``BotConfigError`` when the image's labels do not list the game, and
-        ``LimitsNotEnforced`` when the engine lacks a limit not allowed (probed once)."""
+        """Raise ``BotConfigError`` when the image's labels do not list the game,
+        ``RegistryError`` when a pinned image is missing here and cannot be pulled, and
+        ``LimitsNotEnforced`` when the engine lacks a limit not allowed (probed once, in the
+        base image, or in the bot's own image where the base is missing: so it is pulled
+        first)."""
         self.image.check_game(game.id)
         from arena.sandbox.probe import require_enforced
+        from arena.sandbox.registry import ensure_local
+        ensure_local(self.image)
         require_enforced(self.allow_unenforced, self.image.image_id, self.limits)
 
     def create_agent(self) -> DockerAgent:

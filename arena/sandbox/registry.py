@@ -155,12 +155,25 @@ def _untag(client: Any, ref: str) -> None:
         pass
 
 
+_PRESENT: set[tuple[str, str]] = set()
+"""Pinned images (ref, recorded id) this process found or pulled and checked: a league worker
+starts many containers of one image, and asks Docker only for the first."""
+
+
 def ensure_local(image: BotImage) -> None:
     """Make sure a pinned image is on this machine, pulled by digest when missing, with the
     image id recorded with it; ``RegistryError`` naming the registry, image and digest when it
-    cannot be. An image that is not pinned is left alone (a local image)."""
-    if image.pinned:
-        pull_pinned(image.pinned, image.image_id)
+    cannot be (checked once per process, until ``forget_present``). An image that is not
+    pinned is left alone (a local image)."""
+    if not image.pinned or (image.pinned, image.image_id) in _PRESENT:
+        return
+    pull_pinned(image.pinned, image.image_id)
+    _PRESENT.add((image.pinned, image.image_id))
+
+
+def forget_present(image: BotImage) -> None:
+    """Check the pinned image again next time (it is gone from this machine)."""
+    _PRESENT.discard((image.pinned, image.image_id))
 
 
 def pull_pinned(pinned: str, image_id: str = "") -> str:

@@ -39,6 +39,7 @@ LAYERS = {
     "arena.bench": 7,
     "arena.cli": 8,
     "arena.envs": 8,  # the learning environments render with the CLI's match display
+    "arena.notebook": 8,  # arena.play: the runner's matches and the web replay, from Python
 }
 """Each package of ``arena`` and its layer; an import points to the same layer or lower.
 The package ``arena`` itself and its modules that are not packages are layer 0."""

@@ -2,7 +2,7 @@
 
 The tensor is the fixed-shape vector of ``arena.envs.tensors`` (the one PettingZoo agents get),
 made from ``state.observation(seat)`` only; ``dict`` holds a named view of each segment. The
-information-state string is the seat's whole observation as canonical JSON, its event log
+information-state string is the seat's whole observation as one line of text, its event log
 from the first hand on (perfect recall); the observation string keeps the current hand's
 events only. Before the deal (the chance nodes drawing the seed) both say how many of the
 seed's bytes are drawn, never their values, and the tensor holds the seat only.
@@ -10,7 +10,6 @@ seed's bytes are drawn, never their values, and the tensor holds the seat only.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 import numpy as np
@@ -33,15 +32,25 @@ class SeatView(Protocol):
         """How many bytes of the seed are drawn."""
 
 
+SCALAR_FIELDS = ("seat", "hand_number", "dealer", "phase", "current_player", "hand",
+                 "hand_sizes", "points", "scores", "legal_actions", "visible_hands",
+                 "trump_suit", "trump_card", "called_card", "table", "trick", "stock_size",
+                 "teammates")
+"""The observation's fields other than its events, in the order the string gives them."""
+
+
 def observation_text(observation: Observation, perfect_recall: bool) -> str:
-    """An observation as canonical JSON: every event, or the current hand's only."""
-    data = observation.to_dict()
+    """An observation as one line of text: its fields, then its events (every event, or the
+    current hand's only), each as kind number, seat, cards and values."""
+    events = observation.events
+    first = 0
     if not perfect_recall:
-        events = observation.events
         first = next((index for index in range(len(events) - 1, -1, -1)
                       if events[index].kind in HAND_BOUNDARIES), 0)
-        data["events"] = data["events"][first:]
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+    fields = " ".join(f"{name}={getattr(observation, name)!r}" for name in SCALAR_FIELDS)
+    log = ";".join(f"{event.kind:d} {event.seat} {event.cards!r} {event.values!r}"
+                   for event in events[first:])
+    return f"{fields} events={log}"
 
 
 class CardObserver:

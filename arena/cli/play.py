@@ -3,6 +3,9 @@ by hand, and a saved match re-simulated."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,6 +33,7 @@ from arena.games import load_game
 from arena.games.rng import MAX_SEED
 from arena.match import DEFAULT_POLICY, MatchError, replay
 from arena.match.faults import DEFAULT_STRIKES
+from arena.match.record import MatchRecord
 from arena.match.results import DealResult, read_records
 from arena.match.runner import run_duplicate
 from arena.match.safetext import safe_text
@@ -103,6 +107,15 @@ def seat_specs(order: Sequence[str], bots: Sequence[str], policies: Sequence[str
 
 
 
+HTML_OPTION = typer.Option(
+    "--html", metavar="OUT.html", dir_okay=False,
+    help="Write the replay as one self-contained HTML page (no server, no network): the web "
+         "replay's frames in the full view and each seat's.")
+OPEN_OPTION = typer.Option(
+    "--open", help="Open the replay page in the browser (written to a temporary file when "
+                   "--html is not given).")
+
+
 def play_command(
     ctx: typer.Context,
     game_id: Annotated[str, typer.Argument(metavar="GAME",
@@ -138,6 +151,8 @@ def play_command(
         help="Write the match record (with --duplicate: the set) to FILE.")] = None,
     sandbox: Annotated[str, SANDBOX_OPTION] = PROCESS,
     allow_unenforced: Annotated[list[str] | None, ALLOW_UNENFORCED_OPTION] = None,
+    html: Annotated[Path | None, HTML_OPTION] = None,
+    open_page: Annotated[bool, OPEN_OPTION] = False,
 ) -> None:
     """Play a match between bots and reference policies and show it hand by hand.
 
@@ -145,6 +160,10 @@ def play_command(
     with INIT_ERROR and the match is played out; a line on stderr names it, and the exit code
     is 1 whenever a seat did not end OK. A bot path that is not a bot folder is bad input.
     """
+    if duplicate and (html is not None or open_page):
+        raise CliError("--html and --open write one deal's replay, not a --duplicate set: save "
+                       "the set with --save, then write a deal's page with `arena replay FILE "
+                       "--deal N --html OUT.html`")
     game = load_game(game_id, players, parse_params(param or []))
     order = ctx.meta.get(SEAT_ORDER, [])
     specs = pin_to_cores(seat_specs(order, bot or [], policy or [], game.num_players, sandbox,
@@ -172,6 +191,8 @@ def play_command(
             render_match(record, console)
         if save is not None:
             console.print(f"record saved to {save}", soft_wrap=True)
+    if record is not None and (html is not None or open_page):
+        write_html(record, html, open_page)
     for line in problems:
         typer.echo(safe_text(" ".join(line.split())), err=True)
     for line in tails:
@@ -197,12 +218,43 @@ def failed_output(deal: DealResult) -> list[str]:
     return lines
 
 
+def write_html(record: MatchRecord, path: Path | None, open_page: bool) -> Path:
+    """Write a deal's replay page (to a temporary file when ``path`` is None), say where on
+    stderr, and open it in the browser when asked."""
+    try:
+        from arena.server.web.standalone import write_replay_page
+    except ImportError as error:
+        raise CliError(f"the HTML replay needs the web pages' packages ({error.name}): "
+                       "pip install 'card-arena[server]'") from None
+    if path is None:
+        handle, name = tempfile.mkstemp(prefix=f"replay-{record.game}-", suffix=".html")
+        os.close(handle)
+        path = Path(name)
+    try:
+        written = write_replay_page(record, path)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    typer.echo(f"replay page written to {safe_text(str(written))}", err=True)
+    if open_page and not webbrowser.open(written.resolve().as_uri()):
+        raise CliError(f"no browser could be opened; the page is {written}")
+    return written
+
+
 def replay_command(
     file: Annotated[Path, typer.Argument(metavar="FILE",
                                          help="A match record saved by `arena play --save`.")],
+    html: Annotated[Path | None, HTML_OPTION] = None,
+    open_page: Annotated[bool, OPEN_OPTION] = False,
+    deal: Annotated[int | None, typer.Option(
+        "--deal", min=1, metavar="N",
+        help="With --html or --open, the deal of a set whose page is written (default 1).")
+    ] = None,
 ) -> None:
     """Re-simulate a saved match (or each deal of a set), check its returns, and show it."""
     records = read_records(file)
+    if deal is not None and deal > len(records):
+        raise CliError(f"--deal {deal}: {file} holds {len(records)} deal"
+                       f"{'s' if len(records) != 1 else ''}")
     for record in records:
         replay(record)
     console = safe_console()
@@ -214,3 +266,5 @@ def replay_command(
                       "record", soft_wrap=True)
         if number < len(records):
             console.print()
+    if html is not None or open_page:
+        write_html(records[(deal or 1) - 1], html, open_page)

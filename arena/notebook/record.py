@@ -19,9 +19,16 @@ FRAME_HEIGHT_PX = 720
 """The height of the replay's frame in a notebook."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PlayedRecord(MatchRecord):
     """A ``MatchRecord`` with the replay viewer: ``html()``, ``save_html()``, ``open()``."""
+
+    def __repr__(self) -> str:
+        """The game, seats, seed, players and returns, on one line."""
+        returns = ", ".join(f"{value:g}" for value in self.returns)
+        return (f"<PlayedRecord {self.game}, {self.players} seats, seed {self.seed}, "
+                f"{len(self.actions)} actions, players {list(self.policies)}, "
+                f"returns [{returns}]>")
 
     @classmethod
     def of(cls, record: MatchRecord) -> PlayedRecord:

@@ -282,3 +282,121 @@ def run_engine_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
         "clock": CPU_CLOCK_NAME,
         "python": platform.python_version(),
     }
+
+
+# --- the bridges (arena bench engine --bridges) ----------------------------------------------
+
+BRIDGES = ("pettingzoo", "openspiel")
+"""The bridges measured against the engine alone, in the order of the report."""
+
+BRIDGES_HINT = ("the bridges benchmark needs PettingZoo and OpenSpiel: "
+                "run pip install -e '.[rl,bench]'")
+
+
+class LoopRunner:
+    """Whole matches of a loop (``arena.envs.speed.Loop``); seeds keep increasing across
+    calls, so every loop of a configuration plays the same matches in the same order."""
+
+    def __init__(self, play: Callable[[int], int]) -> None:
+        """Keep the loop; match seeds start at 0."""
+        self.play = play
+        self.next_seed = 0
+
+    def __call__(self, seconds: float) -> Sample:
+        """Play whole matches until ``seconds`` have passed (at least one)."""
+        wall, cpu = time.perf_counter, CPU_CLOCK
+        playouts = decisions = 0
+        start, cpu_start = wall(), cpu()
+        while True:
+            decisions += self.play(self.next_seed)
+            self.next_seed += 1
+            playouts += 1
+            if wall() - start >= seconds:
+                return Sample(playouts, decisions, max(cpu() - cpu_start, CPU_RESOLUTION))
+
+
+def bridge_runners(game_id: str, seats: int) -> list[Runner]:
+    """The engine alone, then each bridge, for one configuration at default parameters."""
+    try:
+        from arena.envs.openspiel_speed import openspiel_loop
+        from arena.envs.speed import engine_loop, env_loop
+    except ImportError:
+        raise BenchDependencyError(BRIDGES_HINT) from None
+    return [LoopRunner(loop(game_id, seats, {}))
+            for loop in (engine_loop, env_loop, openspiel_loop)]
+
+
+def interleaved(runners: list[Runner], seconds: float) -> list[Sample]:
+    """The runners measured in turn, in slices of about ``SLICE_S`` seconds, until each has
+    run ``seconds``: one sample per runner."""
+    slices = max(1, round(seconds / SLICE_S))
+    samples = [runner(seconds / slices) for runner in runners]
+    for _ in range(slices - 1):
+        samples = [sample + runner(seconds / slices)
+                   for sample, runner in zip(samples, runners, strict=True)]
+    return samples
+
+
+def bridge_configurations(game_id: str | None) -> list[tuple[str, int]]:
+    """Every seat count of one game, or each game at its default seat count."""
+    if game_id is not None:
+        return configurations(game_id)
+    return [(gid, seats) for gid, seats in configurations(None)
+            if seats == get_spec(gid).default_seats]
+
+
+def run_bridge_bench(game_id: str | None = None, seconds: float = DEFAULT_SECONDS,
+                     repeats: int = DEFAULT_REPEATS,
+                     progress: Progress | None = None) -> dict[str, Any]:
+    """Decisions per second of the engine alone and through each bridge, in the same run;
+    the JSON-ready report (overhead: how many times longer a decision takes through the
+    bridge, the median of the rounds' ratios)."""
+    if seconds <= 0:
+        raise ValueError(f"seconds must be positive, got {seconds}")
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    configs = bridge_configurations(game_id)
+    runners = [bridge_runners(gid, seats) for gid, seats in configs]
+    for group in runners:
+        for runner in group:
+            runner(0.0)
+    samples: list[list[list[Sample]]] = [[[] for _ in group] for group in runners]
+    for repeat in range(repeats):
+        for index, (gid, seats) in enumerate(configs):
+            if progress is not None:
+                progress(f"{gid} with {seats} seats through the bridges, "
+                         f"round {repeat + 1} of {repeats}")
+            for rows, sample in zip(samples[index], interleaved(runners[index], seconds),
+                                    strict=True):
+                rows.append(sample)
+    results = []
+    for index, (gid, seats) in enumerate(configs):
+        engine, *bridges = samples[index]
+        row: dict[str, Any] = {
+            "game": gid,
+            "players": seats,
+            "engine_decisions_per_s": round(
+                statistics.median(s.decisions_per_s for s in engine), 1),
+        }
+        for name, bridge in zip(BRIDGES, bridges, strict=True):
+            ratios = [ratio_of(through, alone)
+                      for alone, through in zip(engine, bridge, strict=True)]
+            row[f"{name}_decisions_per_s"] = round(
+                statistics.median(s.decisions_per_s for s in bridge), 1)
+            row[f"{name}_overhead"] = round(statistics.median(ratios), 2)
+            row[f"{name}_overhead_samples"] = [round(value, 2) for value in ratios]
+        results.append(row)
+    return {
+        "bridges": list(BRIDGES),
+        "measured": ("random matches at default parameters; at every decision the acting "
+                     "seat's observation (engine: state.observation; pettingzoo: last(), the "
+                     "vector and mask; openspiel: observation_tensor) and a legal action"),
+        "results": results,
+        "engine": ENGINE,
+        "openspiel": f"open_spiel {baseline_version()}",
+        "repeats": repeats,
+        "seconds": seconds,
+        "slice_seconds": SLICE_S,
+        "clock": CPU_CLOCK_NAME,
+        "python": platform.python_version(),
+    }

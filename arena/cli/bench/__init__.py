@@ -28,6 +28,9 @@ def bench_engine(
         "--seconds", help="Time per measurement.")] = 0.5,
     repeats: Annotated[int, typer.Option(
         "--repeats", help="Measurements per figure.")] = 5,
+    bridges: Annotated[bool, typer.Option(
+        "--bridges", help="The engine alone against the PettingZoo and OpenSpiel bridges "
+        "(default: each game at its default seat count).")] = False,
 ) -> None:
     """Measure the rules engine's decisions per second against a baseline."""
     try:
@@ -38,7 +41,7 @@ def bench_engine(
                            f"(no module {error.name})") from None
         raise CliError(f"arena bench engine needs the module {error.name!r}: "
                        "pip install -e '.[bench]'") from None
-    bench_engine_command(game, as_json, seconds, repeats)
+    bench_engine_command(game, as_json, seconds, repeats, bridges)
 
 
 @bench_app.command("protocol")

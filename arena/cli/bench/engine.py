@@ -19,6 +19,7 @@ from arena.bench.engine import (
     DEFAULT_SECONDS,
     BenchDependencyError,
     Progress,
+    run_bridge_bench,
     run_engine_bench,
 )
 from arena.bench.stats import goal_mark
@@ -68,6 +69,39 @@ def render_table(report: dict[str, Any]) -> Table:
     return table
 
 
+def render_bridges(report: dict[str, Any]) -> Table:
+    """The bridges report as a rich table, one row per game configuration."""
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        title=(f"Bridge speed ({report['engine']} engine, {report['openspiel']}): "
+               "decisions per second, alone and through each bridge"),
+        caption=(f"{report['measured']}\nmedians of {report['repeats']} rounds of "
+                 f"{report['seconds']} s each for the engine and each bridge, taken in turn "
+                 f"in slices of {report['slice_seconds']} s; rates per second of "
+                 f"{report['clock']}; overhead: how many times longer a decision takes "
+                 "through the bridge (the median of the rounds' ratios)"),
+    )
+    table.add_column("game", no_wrap=True)
+    table.add_column("seats", justify="right")
+    table.add_column("engine/s", justify="right")
+    table.add_column("pettingzoo/s", justify="right")
+    table.add_column("overhead", justify="right")
+    table.add_column("openspiel/s", justify="right")
+    table.add_column("overhead", justify="right")
+    for row in report["results"]:
+        table.add_row(
+            row["game"],
+            str(row["players"]),
+            f"{row['engine_decisions_per_s']:,.0f}",
+            f"{row['pettingzoo_decisions_per_s']:,.0f}",
+            f"{row['pettingzoo_overhead']:.1f}x",
+            f"{row['openspiel_decisions_per_s']:,.0f}",
+            f"{row['openspiel_overhead']:.1f}x",
+        )
+    return table
+
+
 @contextmanager
 def _status(console: Console) -> Iterator[Progress]:
     """A transient status line on stderr, updated through the yielded callback."""
@@ -77,8 +111,9 @@ def _status(console: Console) -> Iterator[Progress]:
 
 def bench_engine_command(game_id: str | None = None, as_json: bool = False,
                          seconds: float = DEFAULT_SECONDS,
-                         repeats: int = DEFAULT_REPEATS) -> None:
-    """Run the benchmark and print a table (or JSON on stdout); one error line if it cannot."""
+                         repeats: int = DEFAULT_REPEATS, bridges: bool = False) -> None:
+    """Run the benchmark (``bridges``: the engine alone against the PettingZoo and OpenSpiel
+    bridges) and print a table (or JSON on stdout); one error line if it cannot."""
     if seconds <= 0:
         raise typer.BadParameter(f"must be positive, got {seconds}", param_hint="--seconds")
     if repeats < 1:
@@ -86,7 +121,8 @@ def bench_engine_command(game_id: str | None = None, as_json: bool = False,
     errors = Console(stderr=True)
     try:
         with _status(errors) as progress:
-            report = run_engine_bench(game_id, seconds, repeats, progress)
+            run = run_bridge_bench if bridges else run_engine_bench
+            report = run(game_id, seconds, repeats, progress)
     except BenchDependencyError as error:
         errors.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
@@ -96,4 +132,4 @@ def bench_engine_command(game_id: str | None = None, as_json: bool = False,
         console = Console()
         if not console.is_terminal:
             console.width = max(console.width, PIPE_WIDTH)
-        console.print(render_table(report))
+        console.print(render_bridges(report) if bridges else render_table(report))

@@ -30,7 +30,7 @@ import pyspiel  # type: ignore[import-not-found]
 from arena.envs.actions import num_actions
 from arena.envs.openspiel_observer import CardObserver
 from arena.envs.resample import resample_world
-from arena.envs.tensors import BIG, layout
+from arena.envs.tensors import BIG, HandEvents, Layout, layout
 from arena.games import Game, State, load_game
 from arena.games.params import ParamValue
 from arena.games.registry import game_ids, get_spec
@@ -119,6 +119,8 @@ class EngineHolder:
     def __init__(self, state: State[Any]) -> None:
         """Hold ``state``."""
         self.state = state
+        self.memos: dict[int, HandEvents] = {}
+        """Each seat's events read for its tensor (a copy starts afresh)."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> EngineHolder:
         """An independent copy."""
@@ -158,6 +160,15 @@ class CardState(pyspiel.State):  # type: ignore[misc]
     def engine(self) -> State[Any] | None:
         """The engine state, once the seed is drawn."""
         return None if self.holder is None else self.holder.state
+
+    def hand_events(self, seat: int, shape: Layout) -> HandEvents | None:
+        """The seat's memo of the events its tensor has read (None before the deal)."""
+        if self.holder is None:
+            return None
+        memo = self.holder.memos.get(seat)
+        if memo is None:
+            memo = self.holder.memos[seat] = HandEvents(shape)
+        return memo
 
     def _engine(self) -> State[Any]:
         """The engine state; an error before the seed is drawn."""

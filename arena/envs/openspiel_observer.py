@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from arena.envs.tensors import Layout, Vector, encode
+from arena.envs.tensors import HandEvents, Layout, Vector, encode
 from arena.games import EventKind, Observation, State
 
 HAND_BOUNDARIES = frozenset({EventKind.HAND_START, EventKind.REDEAL})
@@ -30,6 +30,9 @@ class SeatView(Protocol):
     @property
     def seed_bytes(self) -> int:
         """How many bytes of the seed are drawn."""
+
+    def hand_events(self, seat: int, shape: Layout) -> HandEvents | None:
+        """The seat's memo of the events read so far (see ``arena.envs.tensors.encode``)."""
 
 
 SCALAR_FIELDS = ("seat", "hand_number", "dealer", "phase", "current_player", "hand",
@@ -62,6 +65,9 @@ class CardObserver:
         self.shape = shape
         self.perfect_recall = perfect_recall
         self.tensor: Vector = np.zeros(shape.size, np.float32)
+        self.last: tuple[State[Any], int, int, int] | None = None
+        """The engine state, its event and action counts and the seat the tensor was last
+        set from."""
         self.dict: dict[str, Vector] = {}
         for segment in shape.segments:
             start = shape.starts[segment.name]
@@ -71,10 +77,16 @@ class CardObserver:
         """Fill ``tensor`` with what ``player`` knows of ``state``."""
         engine = state.engine
         if engine is None:
+            self.last = None
             self.tensor.fill(0.0)
             self.dict["seat"][player] = 1.0
             return
-        self.tensor[:] = encode(engine.observation(player), self.shape)
+        key = (engine, engine.event_count(), len(engine.history()), player)
+        if self.last is not None and key[0] is self.last[0] and key[1:] == self.last[1:]:
+            return  # OpenSpiel asks twice for one tensor
+        self.tensor[:] = encode(engine.observation(player), self.shape,
+                                state.hand_events(player, self.shape))
+        self.last = key
 
     def string_from(self, state: SeatView, player: int) -> str:
         """What ``player`` knows of ``state`` as text."""

@@ -14,7 +14,7 @@ import pytest
 
 from arena.envs.openspiel import seed_actions, short_name
 from arena.envs.openspiel_observer import CardObserver
-from arena.envs.tensors import layout
+from arena.envs.tensors import HandEvents, Layout, layout
 from arena.games import Event, Observation, State
 from arena.games.params import ParamValue
 from arena.games.testing import check_resample, out_of_play, pick_stops, playout, states_at
@@ -41,6 +41,10 @@ class EngineView:
 
     engine: State[Any]
     seed_bytes: int = 8
+
+    def hand_events(self, seat: int, shape: Layout) -> HandEvents | None:
+        """No memo: every tensor reads the whole hand."""
+        return None
 
 
 @dataclass(frozen=True)

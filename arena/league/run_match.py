@@ -19,6 +19,7 @@ stops its own bots.
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import socket
 import threading
@@ -84,11 +85,14 @@ def process_store(store_url: str) -> Store:
 
 
 def worker_pool() -> AgentPool:
-    """This process's pool of process bots: made on first use, every bot stopped at exit."""
+    """This process's pool of kept bots: made on first use, every bot stopped at exit (also
+    in a pool worker process, which ends without running ``atexit``: multiprocessing's
+    finalizers run there)."""
     pool = _POOLS.get(os.getpid())
     if pool is None:
         pool = _POOLS[os.getpid()] = AgentPool()
         atexit.register(pool.close)
+        multiprocessing.util.Finalize(pool, pool.close, exitpriority=10)
     return pool
 
 

@@ -315,15 +315,15 @@ class LoopRunner:
                 return Sample(playouts, decisions, max(cpu() - cpu_start, CPU_RESOLUTION))
 
 
-def bridge_runners(game_id: str, seats: int) -> list[Runner]:
+BridgeLoops = Callable[[str, int], list[Callable[[int], int]]]
+"""Gives a configuration's loops (the engine alone, then each bridge): each plays the match of a
+seed and returns its decisions (``arena.envs.speed.bridge_loops``, handed in by the command
+line, which sits above the environments)."""
+
+
+def bridge_runners(game_id: str, seats: int, loops: BridgeLoops) -> list[Runner]:
     """The engine alone, then each bridge, for one configuration at default parameters."""
-    try:
-        from arena.envs.openspiel_speed import openspiel_loop
-        from arena.envs.speed import engine_loop, env_loop
-    except ImportError:
-        raise BenchDependencyError(BRIDGES_HINT) from None
-    return [LoopRunner(loop(game_id, seats, {}))
-            for loop in (engine_loop, env_loop, openspiel_loop)]
+    return [LoopRunner(play) for play in loops(game_id, seats)]
 
 
 def interleaved(runners: list[Runner], seconds: float) -> list[Sample]:
@@ -345,8 +345,8 @@ def bridge_configurations(game_id: str | None) -> list[tuple[str, int]]:
             if seats == get_spec(gid).default_seats]
 
 
-def run_bridge_bench(game_id: str | None = None, seconds: float = DEFAULT_SECONDS,
-                     repeats: int = DEFAULT_REPEATS,
+def run_bridge_bench(loops: BridgeLoops, game_id: str | None = None,
+                     seconds: float = DEFAULT_SECONDS, repeats: int = DEFAULT_REPEATS,
                      progress: Progress | None = None) -> dict[str, Any]:
     """Decisions per second of the engine alone and through each bridge, in the same run;
     the JSON-ready report (overhead: how many times longer a decision takes through the
@@ -356,7 +356,7 @@ def run_bridge_bench(game_id: str | None = None, seconds: float = DEFAULT_SECOND
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
     configs = bridge_configurations(game_id)
-    runners = [bridge_runners(gid, seats) for gid, seats in configs]
+    runners = [bridge_runners(gid, seats, loops) for gid, seats in configs]
     for group in runners:
         for runner in group:
             runner(0.0)

@@ -15,7 +15,7 @@ from typing import Any
 import pyspiel  # type: ignore[import-not-found]
 
 from arena.envs.openspiel import seed_actions, short_name
-from arena.envs.speed import Loop
+from arena.envs.speed import Loop, engine_loop, env_loop
 from arena.games.params import ParamValue
 
 
@@ -39,3 +39,9 @@ def openspiel_loop(game_id: str, players: int | None, params: dict[str, ParamVal
             decisions += 1
         return decisions
     return play
+
+
+def bridge_loops(game_id: str, players: int) -> list[Loop]:
+    """The loops ``arena bench engine --bridges`` measures for one configuration, at default
+    parameters: the engine alone, the PettingZoo environment, the OpenSpiel game."""
+    return [loop(game_id, players, {}) for loop in (engine_loop, env_loop, openspiel_loop)]

@@ -102,3 +102,4 @@ def measure(game_id: str, players: int | None = None, params: dict[str, ParamVal
     seats = load_game(game_id, players, values).num_players
     return BridgeSpeed(game_id, seats, statistics.median(engine_rates),
                        statistics.median(env_rates))
+

@@ -19,11 +19,12 @@ from arena.bench.engine import (
     run_bridge_bench,
 )
 from arena.cli.main import app
+from arena.envs.openspiel_speed import bridge_loops
 
 
 def test_each_runner_plays_the_same_matches() -> None:
     """The engine and both bridges make the same decisions in the same seeded matches."""
-    runners = bridge_runners("briscola", 2)
+    runners = bridge_runners("briscola", 2, bridge_loops)
     samples = [runner(0.0) for runner in runners]
     assert len({sample.decisions for sample in samples}) == 1
     assert all(sample.playouts == 1 and sample.decisions == 40 for sample in samples)
@@ -32,7 +33,7 @@ def test_each_runner_plays_the_same_matches() -> None:
 def test_interleaved_measures_every_runner_in_turn() -> None:
     """Each runner gets a sample of several slices; the slices alternate."""
     order: list[int] = []
-    runners = bridge_runners("high-card", 2)
+    runners = bridge_runners("high-card", 2, bridge_loops)
 
     def watched(index: int) -> Runner:
         """The runner of ``index``, noting each call."""
@@ -50,7 +51,7 @@ def test_interleaved_measures_every_runner_in_turn() -> None:
 def test_report_medians_and_overheads() -> None:
     """The report's rates are medians of the rounds and each overhead is the median of the
     rounds' ratios of the engine's rate to the bridge's."""
-    report = run_bridge_bench("high-card", seconds=0.05, repeats=3)
+    report = run_bridge_bench(bridge_loops, "high-card", seconds=0.05, repeats=3)
     assert report["bridges"] == list(BRIDGES)
     [row] = report["results"]
     assert (row["game"], row["players"]) == ("high-card", 2)

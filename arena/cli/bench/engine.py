@@ -15,9 +15,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.bench.engine import (
+    BRIDGES_HINT,
     DEFAULT_REPEATS,
     DEFAULT_SECONDS,
     BenchDependencyError,
+    BridgeLoops,
     Progress,
     run_bridge_bench,
     run_engine_bench,
@@ -121,8 +123,10 @@ def bench_engine_command(game_id: str | None = None, as_json: bool = False,
     errors = Console(stderr=True)
     try:
         with _status(errors) as progress:
-            run = run_bridge_bench if bridges else run_engine_bench
-            report = run(game_id, seconds, repeats, progress)
+            if bridges:
+                report = run_bridge_bench(_bridge_loops(), game_id, seconds, repeats, progress)
+            else:
+                report = run_engine_bench(game_id, seconds, repeats, progress)
     except BenchDependencyError as error:
         errors.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
@@ -133,3 +137,13 @@ def bench_engine_command(game_id: str | None = None, as_json: bool = False,
         if not console.is_terminal:
             console.width = max(console.width, PIPE_WIDTH)
         console.print(render_bridges(report) if bridges else render_table(report))
+
+
+def _bridge_loops() -> BridgeLoops:
+    """The environments' loops for the bridges benchmark (``BenchDependencyError`` naming the
+    extras when PettingZoo or OpenSpiel is missing)."""
+    try:
+        from arena.envs.openspiel_speed import bridge_loops
+    except ImportError:
+        raise BenchDependencyError(BRIDGES_HINT) from None
+    return bridge_loops

@@ -229,18 +229,23 @@ class CardState(pyspiel.State):  # type: ignore[misc]
         if engine is None:
             return self.clone()  # type: ignore[no-any-return]
         rng = random.Random(int(probability_sampler() * 2 ** 53))
-        world = resample_world(engine, player_id, rng)
-        twin = CardState(self.get_game())
-        twin.deals = world.deals()
-        for action in seed_actions(world.seed()) + world.history():
-            twin.apply_action(action)
-        return twin
+        return state_of(self.get_game(), resample_world(engine, player_id, rng))
 
     def __str__(self) -> str:
         """The engine's text of the state (the seed bytes drawn so far before)."""
         if self.holder is None:
             return f"dealing: {self.seed_bytes} of {SEED_BYTES} seed bytes drawn"
         return str(self.holder.state)
+
+
+def state_of(game: CardGame, engine: State[Any]) -> CardState:
+    """The OpenSpiel state of an engine state of the game's configuration (its seed, deals and
+    actions replayed): a state a bot sampled, searched with OpenSpiel's algorithms."""
+    twin = CardState(game)
+    twin.deals = engine.deals()
+    for action in seed_actions(engine.seed()) + engine.history():
+        twin.apply_action(action)
+    return twin
 
 
 def register_all() -> list[str]:

@@ -135,11 +135,14 @@ class DockerAgent(RemoteAgent):
         self._host_pid: int | None = None
         """The container's first process as this host's ``/proc`` shows it, once seen there
         (None where the arena does not share the engine's process view)."""
-        self._log_size_at_start: int | None = None
-        """The size of the container's log file when the current match began, if known."""
+        self._log_size_read: int | None = None
+        """The size of the container's log file at its last read, where this host shows it."""
+        self._consumed_ns: int | None = None
+        """Docker's timestamp of the last line of output kept in a window (a kept container's
+        next window starts after it)."""
         self._since_ns: int | None = None
-        """When the current match's output began (wall clock, ns), for a kept container;
-        None: from the container's start."""
+        """Where the current match's output starts (Docker's timestamps, ns): after the last
+        line kept in an earlier match; None: from the container's start."""
         self._starting: asyncio.Future[None] | None = None
 
     # --- description ---------------------------------------------------------------------
@@ -459,16 +462,19 @@ class DockerAgent(RemoteAgent):
         """Keep the container's output (worker thread): a read Docker breaks off is tried once
         more, and the longer of the two reads is kept."""
         for _ in range(OUTPUT_READS):
-            output, complete = self._read_output()
+            output, complete, last = self._read_output()
             if output.size() >= self.output.size():
                 self.output = output
+                if last is not None:
+                    self._consumed_ns = max(last, self._consumed_ns or 0)
             if complete:
                 return
 
-    def _read_output(self) -> tuple[OutputLog, bool]:
-        """The container's log split into the deal windows by its timestamps (once the
-        container has stopped, so the log is complete), and whether Docker gave all of it."""
+    def _read_output(self) -> tuple[OutputLog, bool, int | None]:
+        """The container's log split into the deal windows by its timestamps (from the
+        window's start), whether Docker gave all of it, and the timestamp of its last line."""
         output = OutputLog(self.output.cap)
+        last: int | None = None
         marks = iter(self._marks)
         mark = next(marks, None)
         complete = True
@@ -487,12 +493,13 @@ class DockerAgent(RemoteAgent):
                     output.mark()
                     mark = next(marks, None)
                 output.append(text)
+                last = at if at is not None else last
         except _docker_errors():
             complete = False
         while mark is not None:
             output.mark()
             mark = next(marks, None)
-        return output, complete
+        return output, complete, last
 
     def mark_output(self) -> None:
         """Start a new output window (the next deal's): output Docker logged from now on."""
@@ -527,20 +534,23 @@ class DockerAgent(RemoteAgent):
         return bool(state.get("Running")) and not state.get("Restarting")
 
     def begin_window(self) -> None:
-        """Keep the output the container logs from now on, apart from what came before."""
-        self._since_ns = time.time_ns()
+        """Start a match's output: what the container logs after the last line an earlier
+        match kept. Docker stamps a line when it reads it, which on a busy host can be after
+        the read at the end of the match it was written in: such a line goes to the next
+        match's output, never lost nor kept twice."""
+        self._since_ns = None if self._consumed_ns is None else self._consumed_ns + 1
         self._marks = []
         self.output = OutputLog(self.output.cap)
-        self._log_size_at_start = self._log_size()
 
     async def end_window(self) -> None:
         """Read the match's output back from Docker's log, the container still running (not
-        when its log file, where this host can see it, has not grown: nothing was logged)."""
+        when its log file, where this host can see it, has not grown since the last read)."""
         if self.container is None:
             return
         size = self._log_size()
-        if size is not None and size == self._log_size_at_start:
+        if size is not None and size == self._log_size_read:
             return
+        self._log_size_read = size
         await asyncio.to_thread(self._keep_output)
 
     def _log_size(self) -> int | None:

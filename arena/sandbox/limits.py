@@ -85,7 +85,10 @@ def container_options(image: str, limits: SandboxLimits, socket_dir: Path,
         "ulimits": [{"Name": "nofile", "Soft": limits.nofile, "Hard": limits.nofile}],
         "init": True,
         "log_config": {"Type": "json-file",
-                       "Config": {"max-size": str(limits.log_max_bytes), "max-file": "1"}},
+                       # Two halves: after a rotation the last half is still there, so a
+                       # bot that floods its output always leaves its last bytes to read.
+                       "Config": {"max-size": str(max(1, limits.log_max_bytes // 2)),
+                                  "max-file": "2"}},
         "volumes": {str(socket_dir): {"bind": SOCKET_MOUNT, "mode": "rw"}},
         "stdin_open": False,
         "tty": False,

@@ -429,10 +429,11 @@ class DockerAgent(RemoteAgent):
             container.reload()
         return container_end(container.attrs.get("State", {}), self.limits.memory_bytes)
 
-    def _remove(self) -> None:
-        """Read the container's output, remove the container (forced) and the socket folder."""
+    def _remove(self, keep_output: bool = True) -> None:
+        """Read the container's output (when ``keep_output``), remove the container (forced)
+        and the socket folder."""
         try:
-            if self.container is not None:
+            if keep_output and self.container is not None:
                 self._keep_output()
             if self.docker_name:
                 self._remove_container()
@@ -574,13 +575,7 @@ class DockerAgent(RemoteAgent):
 
     def kill_now(self) -> None:
         """Remove the container (forced) and its socket folder without the event loop."""
-        try:
-            if self.docker_name:
-                self._remove_container()
-        finally:
-            if self.socket_dir is not None:
-                self.socket_dir.remove()
-                lifeline().forget(SOCKET_DIR, self.socket_dir.outer)
+        self._remove(keep_output=False)
 
 
 def in_container(pid: int, container_id: str) -> bool:

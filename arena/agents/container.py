@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from arena.agents.base import AgentExit
+from arena.agents.base import AgentExit, Reply, Turn
 from arena.agents.errors import AgentFailure, crash, init_error
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.remote import (
@@ -356,6 +356,36 @@ class DockerAgent(RemoteAgent):
         if not text:
             return "; it wrote nothing"
         return f"; its log ends:\n{text[-EXCERPT_CHARS:]}"
+
+    # --- deadlines -----------------------------------------------------------------------
+
+    async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
+        """As ``RemoteAgent.decide``; a bot that misses its deadline at its process limit (a
+        fork bomb) is ended as a crash, whether its runtime then hangs or aborts."""
+        try:
+            reply = await super().decide(turn, timeout_s)
+        except AgentFailure as failure:
+            if failure.reason != Reason.TIMEOUT:
+                raise
+            raise await self._process_limit_failure() or failure from None
+        if reply is None:
+            at_limit = await self._process_limit_failure()
+            if at_limit is not None:
+                raise at_limit
+        return reply
+
+    async def _process_limit_failure(self) -> AgentFailure | None:
+        """A sticky crash when the container is at its process limit, else None."""
+        if not self.container_id:
+            return None
+        from arena.sandbox.engine import docker_client
+        from arena.sandbox.processes import container_process_count
+        count = await asyncio.to_thread(container_process_count, self.container_id,
+                                        docker_client())
+        if count is None or not count.at_limit:
+            return None
+        return self._sticky(crash(f"the bot reached its limit of {count.limit} processes and "
+                                  "threads (a fork bomb?); it is stopped"))
 
     # --- exits ---------------------------------------------------------------------------
 

@@ -44,6 +44,9 @@ REPO = Path(__file__).resolve().parents[2]
 LEAGUE_TIMEOUT_S = 120.0
 """The longest a league of these tests may take before the test fails (never reached)."""
 
+LOG_TAIL = 6000
+"""How much of each worker's log a failed test shows."""
+
 LEASE_S = 1.5
 """A short lease, so a dead worker's match is swept soon."""
 
@@ -115,11 +118,15 @@ class Workers:
             time.sleep(0.05)
 
     def stop_all(self) -> None:
-        """Kill every worker's whole session."""
+        """Kill every worker's whole session, then print the end of each log (pytest shows it
+        when the test failed)."""
         for process, _ in self.started:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
+        for index, (_, path) in enumerate(self.started):
+            print(f"--- worker {index} ({path.name}), its last {LOG_TAIL} characters:")
+            print(self.log(index)[-LOG_TAIL:])
 
 
 @pytest.fixture

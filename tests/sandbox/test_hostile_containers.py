@@ -54,6 +54,11 @@ LIMITS = SandboxLimits()
 
 TIMEOUT, CRASH, INIT = FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.INIT_ERROR
 MALFORMED, OVERSIZED = FaultKind.MALFORMED, FaultKind.OVERSIZED
+FORK_BOMB = (rf"the bot reached its limit of {LIMITS.pids} processes and threads \(a fork "
+             r"bomb\?\); it is stopped|the bot exited on signal 6 \(SIGABRT\)")
+"""A fork bomb's crash: found at its limit when it misses its deadline, or its runtime aborted
+first, unable to start a thread. It may instead hang below its limit, its children stuck on
+locks the fork copied mid-use: then it times out (the case's ``also``)."""
 HUNG = r"3 strikes; the last: timeout: no answer within 300 ms \(decision and bank\)"
 
 PROBE_LINE = re.compile(r"^probe (?P<name>[^\n]+?): (?P<outcome>\w+) \((?P<detail>.*)\)$",
@@ -91,6 +96,8 @@ class Case:
     """Every probe line the bot must print: name -> (outcome, a pattern for its detail)."""
     check: Check | None = None
     control: TimeControl = CONTROL
+    also: tuple[Case, ...] = ()
+    """Other verdicts the bot may get, chance deciding which (each checked in full)."""
 
 
 def assert_thread_bomb_stopped(stderr: str, image: BotImage) -> None:
@@ -119,8 +126,9 @@ def assert_environment_clean(stderr: str, image: BotImage) -> None:
 
 
 IN_DECISION = [
-    Case("fork-bomb", "TIMEOUT", (TIMEOUT,) * 3, HUNG, strikes=3,
-         stderr=r"Resource temporarily unavailable"),
+    Case("fork-bomb", "CRASH", (CRASH,), FORK_BOMB, stderr=r"fork-bomb: forking",
+         also=(Case("fork-bomb", "TIMEOUT", (TIMEOUT,) * 3, HUNG, strikes=3,
+                    stderr=r"fork-bomb: forking"),)),
     Case("memory-bomb", "OOM", (CRASH,), r"the bot was killed: out of memory \(limit 512 MiB\)",
          stderr=r"memory-bomb: allocating", control=SLOW_CONTROL),
     Case("thread-bomb", "OK", check=assert_thread_bomb_stopped),
@@ -243,6 +251,7 @@ def assert_verdict(deal: DealResult, seat: int, case: Case, image: BotImage) -> 
     record = deal.record
     assert record is not None and record.conduct is not None
     report = record.conduct.seats[seat]
+    case = next((other for other in case.also if other.reason == report.reason), case)
     assert report.agent["kind"] == "docker" and report.agent["image_id"] == image.image_id
     assert deal.reason_names[seat] == report.reason == case.reason, report.detail
     assert deal.forfeited[seat] == report.forfeited == (case.reason != "OK")

@@ -5,6 +5,7 @@ It refuses to start outside the arena's container (it would take the machine dow
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import NoReturn
@@ -21,7 +22,13 @@ def require_sandbox() -> None:
 
 
 def bomb() -> NoReturn:
-    """Fork forever in every process; the first process reports the first refusal."""
+    """Fork forever in every process; the first process reports the first refusal.
+
+    The garbage collector is frozen first: a collection in every child would copy the whole
+    heap, and the bomb would meet the memory limit (and the OOM killer) before the process
+    limit, which is the limit this bot is here to meet."""
+    gc.disable()
+    gc.freeze()
     first = os.getpid()
     forks = 0
     refused = False

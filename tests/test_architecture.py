@@ -27,6 +27,7 @@ LAYERS = {
     "arena.games": 0,
     "arena.policies": 1,
     "arena.protocol": 1,
+    "arena.bridges": 1,  # the games for OpenSpiel and the shared tensors, in the engine
     "arena.sandbox": 2,
     "arena.bots": 2,
     "arena.agents": 3,

@@ -1,8 +1,9 @@
 """The two distributions of the repository and the SDK: what each wheel holds and requires.
 
-The engine (``engine/pyproject.toml``, ``card-arena-engine``) holds games, policies, protocol and
-the package's root; the platform (``pyproject.toml``, ``card-arena``) the rest of ``arena`` and
-depends on the engine; the SDK depends on the engine alone. Each test builds the wheels it reads
+The engine (``engine/pyproject.toml``, ``card-arena-engine``) holds games, policies, protocol,
+bridges and the package's root; the platform (``pyproject.toml``, ``card-arena``) the rest of
+``arena`` and depends on the engine; the SDK depends on the engine alone. Each test builds the
+wheels it reads
 the way the base image's wheel set is built (``arena.sandbox.wheels``).
 """
 
@@ -29,7 +30,7 @@ from arena.sandbox import wheels
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = "card-arena-engine"
-ENGINE_PACKAGES = ("games", "policies", "protocol")
+ENGINE_PACKAGES = ("games", "policies", "protocol", "bridges")
 """The engine's packages; with them the engine holds the files of ``arena/`` itself: the
 package's root (it turns gRPC's fork support off before gRPC loads), its typing marker and the
 shared modules beside it."""
@@ -124,8 +125,8 @@ def platform_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return wheels.build_local_wheel(project, Path("."), tmp_path_factory.mktemp("platform-wheel"))
 
 
-def test_engine_wheel_holds_games_policies_protocol_and_the_root(engine_wheel: Path) -> None:
-    """The engine's wheel holds its three packages whole and the root files, nothing else."""
+def test_engine_wheel_holds_its_packages_and_the_root(engine_wheel: Path) -> None:
+    """The engine's wheel holds its four packages whole and the root files, nothing else."""
     files = wheel_files(engine_wheel)
     assert {name for name in files if not in_engine(name)} == set()
     assert {name for name in source_modules() if in_engine(name)} - files == set()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyspiel  # type: ignore[import-not-found]
 
-from arena.envs.openspiel import seed_actions, short_name
+from arena.bridges.openspiel import seed_actions, short_name
 from arena.envs.speed import Loop, engine_loop, env_loop
 from arena.games.params import ParamValue
 

@@ -1,9 +1,9 @@
 """Every game as a PettingZoo AEC environment: ``env(game, players=None, **params)``.
 
 Agents are ``player_0`` ... ``player_{n-1}``, one per seat. An agent's observation is a dict:
-``observation``, the fixed-shape float32 vector of ``arena.envs.tensors`` made from the seat's
+``observation``, the fixed-shape float32 vector of ``arena.bridges.tensors`` made from the seat's
 ``state.observation(seat)`` only, and ``action_mask``, an int8 vector over the game's flat
-action space (``arena.envs.actions.num_actions``) with a 1 at each legal action of the seat
+action space (``arena.bridges.actions.num_actions``) with a 1 at each legal action of the seat
 (all zero when it is not the seat's turn). The action space is ``Discrete(num_actions)``.
 
 An episode is one match. ``reset(seed=s)`` starts the match of engine seed ``s`` (the same
@@ -30,8 +30,8 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from arena.envs.actions import num_actions
-from arena.envs.tensors import HandEvents, Layout, Vector, encode, layout
+from arena.bridges.actions import num_actions
+from arena.bridges.tensors import HandEvents, Layout, Vector, encode, layout
 from arena.games import Game, Observation, State, load_game
 from arena.games.params import ParamValue
 from arena.games.rng import MAX_SEED

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.envs.actions import num_actions
-from arena.envs.tensors import layout
+from arena.bridges.actions import num_actions
+from arena.bridges.tensors import layout
 from arena.games import load_game
 from arena.games.registry import all_configurations
 

@@ -7,8 +7,8 @@ import random
 
 import numpy as np
 
+from arena.bridges.tensors import encode, layout
 from arena.envs.pettingzoo import env, raw_env
-from arena.envs.tensors import encode, layout
 from arena.games import load_game
 from arena.games.params import ParamValue
 from tests.envs.configs import each_seat_config

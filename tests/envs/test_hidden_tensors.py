@@ -11,8 +11,8 @@ from typing import Any, cast
 
 import pytest
 
+from arena.bridges.tensors import Layout, encode, layout
 from arena.envs.pettingzoo import raw_env
-from arena.envs.tensors import Layout, encode, layout
 from arena.games import Event, Observation, State
 from arena.games.testing import check_resample, out_of_play, pick_stops, playout, states_at
 from arena.games.testing.checks import Observe

@@ -9,7 +9,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import ismcts, mcts
 
-from arena.envs.openspiel import short_name
+from arena.bridges.openspiel import short_name
 from arena.games.registry import game_ids
 
 SIMULATIONS = 2

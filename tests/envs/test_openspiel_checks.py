@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyspiel
 import pytest
 
-from arena.envs.openspiel import GAME_NAMES, SEED_BYTES, seed_actions, short_name
+from arena.bridges.openspiel import GAME_NAMES, SEED_BYTES, seed_actions, short_name
 from arena.games.params import ParamValue
 from arena.games.registry import game_ids, get_spec
 from tests.envs.configs import each_seat_config

@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pyspiel
 
-from arena.envs.openspiel import seed_actions, short_name
+from arena.bridges.openspiel import seed_actions, short_name
+from arena.bridges.tensors import encode, layout
 from arena.envs.pettingzoo import env
-from arena.envs.tensors import encode, layout
 from arena.games import load_game
 from arena.games.params import ParamValue
 from tests.envs.configs import each_seat_config

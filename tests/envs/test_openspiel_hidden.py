@@ -12,9 +12,9 @@ from typing import Any, cast
 import pyspiel
 import pytest
 
-from arena.envs.openspiel import seed_actions, short_name
-from arena.envs.openspiel_observer import CardObserver
-from arena.envs.tensors import HandEvents, Layout, layout
+from arena.bridges.openspiel import seed_actions, short_name
+from arena.bridges.openspiel_observer import CardObserver
+from arena.bridges.tensors import HandEvents, Layout, layout
 from arena.games import Event, Observation, State
 from arena.games.params import ParamValue
 from arena.games.testing import check_resample, out_of_play, pick_stops, playout, states_at

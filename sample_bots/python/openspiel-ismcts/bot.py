@@ -3,7 +3,7 @@ leagues, ``arena compare`` and ``arena play`` the same way.
 
 Per decision, the bot samples a full state consistent with what its seat has seen
 (``cardarena_sdk.search``), turns it into the OpenSpiel game's state
-(``arena.envs.openspiel``: every game is registered as ``cardarena_<id>``), and runs
+(``arena.bridges.openspiel``: every game is registered as ``cardarena_<id>``), and runs
 OpenSpiel's ``ISMCTSBot`` from it; ISMCTS resamples the hidden cards itself at every
 simulation (``resample_from_infostate``). The number of simulations follows the time per
 decision: the bot measures its time per simulation and sizes the next search to the budget.
@@ -27,7 +27,7 @@ from cardarena_sdk import Bot, MatchInfo, Request, match_seed, reference_policy,
 from cardarena_sdk.search import Sampler, SamplingError
 from open_spiel.python.algorithms import ismcts, mcts
 
-from arena.envs.openspiel import short_name, state_of
+from arena.bridges.openspiel import short_name, state_of
 
 DEFAULT_BUDGET_MS = 100
 """Time spent on one decision when the request allows it."""

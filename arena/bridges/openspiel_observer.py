@@ -1,6 +1,6 @@
 """What an OpenSpiel observer of a card arena game shows: strings and tensors of one seat.
 
-The tensor is the fixed-shape vector of ``arena.envs.tensors`` (the one PettingZoo agents get),
+The tensor is the fixed-shape vector of ``arena.bridges.tensors`` (the one PettingZoo agents get),
 made from ``state.observation(seat)`` only; ``dict`` holds a named view of each segment. The
 information-state string is the seat's whole observation as one line of text, its event log
 from the first hand on (perfect recall); the observation string keeps the current hand's
@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from arena.envs.tensors import HandEvents, Layout, Vector, encode
+from arena.bridges.tensors import HandEvents, Layout, Vector, encode
 from arena.games import EventKind, Observation, State
 
 HAND_BOUNDARIES = frozenset({EventKind.HAND_START, EventKind.REDEAL})
@@ -32,7 +32,7 @@ class SeatView(Protocol):
         """How many bytes of the seed are drawn."""
 
     def hand_events(self, seat: int, shape: Layout) -> HandEvents | None:
-        """The seat's memo of the events read so far (see ``arena.envs.tensors.encode``)."""
+        """The seat's memo of the events read so far (see ``arena.bridges.tensors.encode``)."""
 
 
 SCALAR_FIELDS = ("seat", "hand_number", "dealer", "phase", "current_player", "hand",

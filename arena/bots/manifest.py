@@ -7,6 +7,7 @@ language = "python"
 command = ["python", "bot.py"]     # run in the bot's folder
 games = ["*"]                      # or game ids, such as ["briscola", "tressette"]
 build = ["sh", "build.sh"]         # optional: run on the host, in the bot's folder, before use
+base = "python"                    # optional: the image's base, "python" or "openspiel"
 ```
 
 A bot in a compiled language names its ``build`` command; the arena runs it before the bot
@@ -35,6 +36,9 @@ PYTHON_NAMES = frozenset({"python", "python3"})
 
 ALL_GAMES = "*"
 
+BASES = ("python", "openspiel")
+"""The base images a bot's Docker image may build on (``base``; the first is the default)."""
+
 
 @dataclass(frozen=True)
 class BotManifest:
@@ -50,6 +54,8 @@ class BotManifest:
     """The bot path as given (file or folder), for messages and records."""
     build: tuple[str, ...] = ()
     """The host command that compiles the bot, run in its folder; empty when none is needed."""
+    base: str = BASES[0]
+    """The base image its Docker image builds on, one of ``BASES``."""
 
     @classmethod
     def load(cls, path: str | Path) -> BotManifest:
@@ -79,6 +85,7 @@ class BotManifest:
             games=_strings(data, "games", given, required=False) or (ALL_GAMES,),
             source=given,
             build=_strings(data, "build", given, required=False),
+            base=_base(data, given),
         )
 
     def plays(self, game_id: str) -> bool:
@@ -125,3 +132,12 @@ def _strings(data: dict[str, Any], key: str, given: str, required: bool) -> tupl
         raise BotConfigError(f"bot {given}: {MANIFEST} {key!r} must be a non-empty list of "
                              f"non-empty strings, got {value!r}")
     return tuple(value)
+
+
+def _base(data: dict[str, Any], given: str) -> str:
+    """The base image's name, one of ``BASES`` (the first when the key is absent)."""
+    value = data.get("base", BASES[0])
+    if value not in BASES:
+        raise BotConfigError(f"bot {given}: {MANIFEST} 'base' must be one of "
+                             f"{', '.join(BASES)}, got {value!r}")
+    return str(value)

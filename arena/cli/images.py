@@ -9,25 +9,36 @@ import typer
 from arena.match.safetext import safe_text
 
 images_app = typer.Typer(
-    help="Docker images for bots: the offline base image.",
+    help="Docker images for bots: the offline base images.",
     no_args_is_help=True,
 )
 
 
 @images_app.command("build-base")
 def images_build_base(
+    variant: Annotated[str, typer.Option(
+        "--variant", metavar="NAME",
+        help="The base image: python (cardarena/python-base) or openspiel "
+             "(cardarena/python-openspiel: the Python base with open_spiel and numpy).")
+    ] = "python",
     rebuild: Annotated[bool, typer.Option(
         "--rebuild", help="Make the Debian root again (debootstrap) instead of reusing it.")
     ] = False,
 ) -> None:
-    """Build the base image of Python bots offline, from Debian packages and host wheels.
+    """Build a base image of Python bots offline, from Debian packages and host wheels.
 
     The image holds Python with card-arena-engine, cardarena-sdk and their dependencies (not
     the platform); nothing is pulled from a registry. The Debian root is made once and reused;
-    the Python layer is built again (quickly, from Docker's cache, when nothing changed).
+    the Python layer is built again (quickly, from Docker's cache, when nothing changed). A
+    variant other than python is built on the Python base (made first when missing), adding
+    its wheels to the same venv; a bot asks for it with `base = "NAME"` in bot.toml.
     """
-    from arena.sandbox.images import BASE_IMAGE, build_base
+    from arena.sandbox.bases import VARIANTS
+    from arena.sandbox.images import build_base
 
-    image_id = build_base(rebuild=rebuild,
+    if variant not in VARIANTS:
+        raise typer.BadParameter(f"unknown base image {variant!r}; known: "
+                                 f"{', '.join(VARIANTS)}", param_hint="'--variant'")
+    image_id = build_base(variant=variant, rebuild=rebuild,
                           progress=lambda line: typer.echo(safe_text(line), err=True))
-    typer.echo(f"built {BASE_IMAGE} {image_id}")
+    typer.echo(f"built {VARIANTS[variant].tag} {image_id}")

@@ -2,8 +2,9 @@
 
 The base image is made without any registry: a Debian root from ``debootstrap`` imported with
 ``docker import``, then a stage that installs the engine and the SDK (never the platform) from
-wheels fetched on the host. A bot image is its folder's ``Dockerfile`` built on that base
-(``ARG BASE``), labelled with the bot's name, version and games from ``bot.toml``.
+wheels fetched on the host. Its variants (``arena.sandbox.bases``) add more wheels to its venv.
+A bot image is its folder's ``Dockerfile`` built on the base its ``bot.toml`` names (``ARG
+BASE``), labelled with the bot's name, version and games from ``bot.toml``.
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ from typing import Any
 
 from arena.bots import ALL_GAMES, BotConfigError, BotManifest, ensure_built
 from arena.sandbox import labels
+from arena.sandbox.bases import PYTHON, BaseVariant, base_variant, variant_of_tag
 from arena.sandbox.build import Progress, run_build
 from arena.sandbox.dockerfile import DockerfileError, read_dockerfile
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError, ImageNotFound
 from arena.sandbox.refs import is_pinned, repository_of
 from arena.sandbox.rootfs import build_root
-from arena.sandbox.wheels import collect_wheels
+from arena.sandbox.wheels import collect_wheels, download_wheels
 
 log = logging.getLogger(__name__)
 
-BASE_IMAGE = "cardarena/python-base:latest"
+BASE_IMAGE = PYTHON.tag
 """The image bot Dockerfiles build on by default (their ``ARG BASE``)."""
 
 ROOT_IMAGE = "cardarena/debian-root:bookworm-slim"
@@ -58,6 +60,19 @@ ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
     PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 USER {uid}:{uid}
 """
+
+VARIANT_DOCKERFILE = """\
+FROM {base} AS wheels
+USER root
+COPY wheels /tmp/wheels
+RUN /opt/venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
+      --find-links /tmp/wheels --prefix /tmp/added {requirements}
+
+FROM {base}
+COPY --from=wheels /tmp/added /opt/venv
+"""
+"""A variant of the base image: its wheels installed beside the base's venv in a first stage,
+then only the installed files copied into that venv."""
 
 TAG_UNSAFE = re.compile(r"[^a-z0-9._-]+")
 SEPARATORS = re.compile(r"[._-]{2,}")
@@ -180,11 +195,12 @@ def pinned_ref(ref: str, repo_digests: list[str]) -> str:
                  if digest.startswith(f"{repository}@") and is_pinned(digest)), "")
 
 
-def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
+def build_bot_image(folder: Path, *, base: str | None = None,
                     timeout_s: float = DEFAULT_TIMEOUT_S, max_bytes: int = DEFAULT_MAX_BYTES,
                     progress: Progress | None = None) -> BotImage:
-    """Build a bot folder's Dockerfile on ``base`` without network, every RUN step under the
-    build guard's disk limit; return the labelled image."""
+    """Build a bot folder's Dockerfile on ``base`` (by default the base its ``bot.toml`` names)
+    without network, every RUN step under the build guard's disk limit; return the labelled
+    image."""
     manifest = BotManifest.load(folder)
     if not (manifest.folder / DOCKERFILE).is_file():
         raise BotConfigError(f"bot {manifest.name}: no {DOCKERFILE} in {folder}; "
@@ -194,6 +210,8 @@ def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
         dockerfile = read_dockerfile(manifest.folder / DOCKERFILE, DOCKERFILE_BYTES)
     except DockerfileError as error:
         raise BuildError(f"bot {manifest.name}: {error}") from None
+    if base is None:
+        base = base_variant(manifest.base).tag
     _require_base(base)
     tag = image_tag(manifest.name, manifest.version)
     image_labels = {labels.SANDBOX: "1", labels.BOT_NAME: manifest.name,
@@ -207,11 +225,18 @@ def build_bot_image(folder: Path, *, base: str = BASE_IMAGE,
                     games=manifest.games, language=manifest.language)
 
 
-def build_base(*, rebuild: bool = False, mirror: str | None = None, project: Path | None = None,
-               tag: str = BASE_IMAGE, root_image: str = ROOT_IMAGE,
+def build_base(*, variant: str = PYTHON.name, rebuild: bool = False, mirror: str | None = None,
+               project: Path | None = None, tag: str = BASE_IMAGE, root_image: str = ROOT_IMAGE,
                timeout_s: float = BASE_TIMEOUT_S, progress: Progress | None = None) -> str:
-    """Build the base image offline (Debian root once, then the wheels); return its image id."""
+    """Build the base image offline (Debian root once, then the wheels), or one of its variants
+    (on the base image, made first when missing); return its image id."""
     say = progress or log.info
+    wanted = base_variant(variant)
+    if wanted != PYTHON:
+        if rebuild or not _exists(tag):
+            build_base(rebuild=rebuild, mirror=mirror, project=project, tag=tag,
+                       root_image=root_image, timeout_s=timeout_s, progress=say)
+        return _build_variant(wanted, base=tag, timeout_s=timeout_s, progress=say)
     ensure_root(root_image, rebuild=rebuild, mirror=mirror, progress=say)
     with tempfile.TemporaryDirectory(prefix="cardarena-base-") as scratch:
         context = Path(scratch)
@@ -222,6 +247,23 @@ def build_base(*, rebuild: bool = False, mirror: str | None = None, project: Pat
         image_id = run_build(context, tag=tag, what="the base image", timeout_s=timeout_s,
                              labels={labels.SANDBOX: "1"}, progress=say)
     say(f"{tag}: {image_id}")
+    return image_id
+
+
+def _build_variant(variant: BaseVariant, *, base: str, timeout_s: float,
+                   progress: Progress) -> str:
+    """Build a variant of the base image offline from wheels fetched on the host."""
+    with tempfile.TemporaryDirectory(prefix="cardarena-base-") as scratch:
+        context = Path(scratch)
+        download_wheels(variant.requirements, context / "wheels", progress=progress)
+        dockerfile = VARIANT_DOCKERFILE.format(base=base,
+                                               requirements=" ".join(variant.requirements))
+        (context / DOCKERFILE).write_text(dockerfile, encoding="utf-8")
+        progress(f"building {variant.tag} on {base} (no network)")
+        image_id = run_build(context, tag=variant.tag, what=f"the {variant.name} base image",
+                             timeout_s=timeout_s, labels={labels.SANDBOX: "1"},
+                             progress=progress)
+    progress(f"{variant.tag}: {image_id}")
     return image_id
 
 
@@ -240,7 +282,8 @@ def _require_base(base: str) -> None:
     """Raise ``BuildError`` when our own base image is wanted and missing (it is never pulled)."""
     if base.startswith("cardarena/") and not _exists(base):
         name = base.removesuffix(":latest")
-        raise BuildError(f"the base image {name} is missing; run `arena images build-base`")
+        raise BuildError(f"the base image {name} is missing; "
+                         f"run `{variant_of_tag(base).build_command}`")
 
 
 def _exists(ref: str) -> bool:

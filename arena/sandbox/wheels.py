@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import arena
@@ -78,10 +78,24 @@ def collect_wheels(dest: Path, *, project: Path | None = None,
     local = [_build_local_wheel(source, ENGINE_FOLDER, cache, progress,
                                 alongside=ENGINE_SOURCES),
              _build_local_wheel(source, SDK_FOLDER, cache, progress)]
-    needed = _download_dependencies(local, cache, progress)
+    needed = _download([str(wheel) for wheel in local], cache, progress)
+    return _copy_wheels({*local, *needed}, dest)
+
+
+def download_wheels(requirements: Sequence[str], dest: Path, *,
+                    progress: Progress) -> list[Path]:
+    """Put binary wheels of ``requirements`` and their dependencies, for the base image's
+    platform, into ``dest`` (through the cache); return their paths, sorted."""
+    cache = wheel_cache()
+    cache.mkdir(parents=True, exist_ok=True)
+    return _copy_wheels(set(_download(list(requirements), cache, progress)), dest)
+
+
+def _copy_wheels(wheels: set[Path], dest: Path) -> list[Path]:
+    """Copy wheels into ``dest``; return the copies' paths, sorted."""
     dest.mkdir(parents=True, exist_ok=True)
     copied = []
-    for wheel in sorted({*local, *needed}, key=lambda path: path.name):
+    for wheel in sorted(wheels, key=lambda path: path.name):
         target = dest / wheel.name
         shutil.copyfile(wheel, target)
         copied.append(target)
@@ -121,14 +135,15 @@ def _build_local_wheel(root: Path, folder: Path, cache: Path, progress: Progress
         return target
 
 
-def _download_dependencies(local: list[Path], cache: Path, progress: Progress) -> list[Path]:
-    """Fetch the dependencies of the local wheels for the image's platform (cache first)."""
+def _download(requirements: list[str], cache: Path, progress: Progress) -> list[Path]:
+    """Fetch wheels of the requirements (local wheels or specifiers) and their dependencies
+    for the image's platform (cache first)."""
     options = ["--only-binary=:all:", "--python-version", PYTHON_VERSION,
                "--implementation", "cp", "--dest", str(cache), "--find-links", str(cache)]
     for platform in PLATFORMS:
         options += ["--platform", platform]
     command = [sys.executable, "-m", "pip", "download", "--progress-bar", "off", *options,
-               *map(str, local)]
+               *requirements]
     offline = _run([*command, "--no-index"], "", check=False)
     if offline.returncode == 0:
         progress("dependency wheels: all found in the cache")

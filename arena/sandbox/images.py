@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,7 +258,7 @@ def _build_variant(variant: BaseVariant, *, base: str, timeout_s: float,
         context = Path(scratch)
         download_wheels(variant.requirements, context / "wheels", progress=progress)
         dockerfile = VARIANT_DOCKERFILE.format(base=base,
-                                               requirements=" ".join(variant.requirements))
+                                               requirements=shlex.join(variant.requirements))
         (context / DOCKERFILE).write_text(dockerfile, encoding="utf-8")
         progress(f"building {variant.tag} on {base} (no network)")
         image_id = run_build(context, tag=variant.tag, what=f"the {variant.name} base image",

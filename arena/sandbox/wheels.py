@@ -5,7 +5,8 @@ SDK, never the platform (``card-arena``). The two local projects are built from 
 checkout the running ``arena`` package comes from; their dependencies are downloaded as binary
 wheels for the base image's platform (CPython 3.11 on manylinux x86_64, the Python of Debian
 bookworm). Everything lands in a cache folder, so a second run needs no network when nothing
-changed.
+changed. A variant of the base image (``arena.sandbox.bases``) gets its extra wheels the same way
+(``download_wheels``).
 """
 
 from __future__ import annotations

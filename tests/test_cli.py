@@ -7,8 +7,10 @@ import shutil
 import subprocess
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner, Result
 
 from arena import __version__
@@ -268,3 +270,24 @@ def test_installed_command_plays_and_reports_bad_input(tmp_path: Path) -> None:
     assert bad.stdout == ""
     assert bad.stderr.count("\n") == 1
     assert bad.stderr.startswith("error: ")
+
+
+def command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command of a command group, as the words that name it, groups included."""
+    paths = [prefix]
+    for name, command in sorted(group.commands.items()):
+        if hasattr(command, "commands"):
+            paths += command_paths(command, (*prefix, name))
+        else:
+            paths.append((*prefix, name))
+    return paths
+
+
+def test_every_command_prints_its_help() -> None:
+    """``--help`` of every command and group renders (option texts are rich markup)."""
+    paths = command_paths(typer.main.get_command(app))
+    assert ("bot", "build") in paths and len(paths) > 20
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output, result.exception)
+        assert "Usage" in result.output, path

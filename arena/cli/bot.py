@@ -115,15 +115,16 @@ def bot_build(
         metavar="PATH", help="A bot folder with bot.toml and a Dockerfile.")],
     base: Annotated[str | None, typer.Option(
         "--base", metavar="IMAGE",
-        help="The base image (the Dockerfile's ARG BASE; default: the offline Python base).")
+        help="The base image (the Dockerfile's ARG BASE; default: the base bot.toml names, "
+             "the offline Python base unless it says base = \"openspiel\").")
     ] = None,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="S", min=1, help="Stop a build that runs longer, in seconds.")
     ] = None,
     push: Annotated[str | None, typer.Option(
         "--push", metavar="REGISTRY",
-        help="Push the image to this registry (HOST[:PORT][/PATH]) and print it pinned by "
-             "digest, REGISTRY/cardarena-bot/NAME@sha256:...")] = None,
+        help="Push the image to this registry (HOST, HOST:PORT or HOST:PORT/PATH) and print "
+             "it pinned by digest, REGISTRY/cardarena-bot/NAME@sha256:...")] = None,
 ) -> None:
     """Build a bot folder's Docker image, tagged cardarena-bot/NAME:VERSION, and print it.
 

@@ -17,10 +17,11 @@ from pathlib import Path
 
 from arena.bots import MANIFEST, BotConfigError, BotManifest
 from arena.sandbox import labels
+from arena.sandbox.bases import base_variant, variant_of_tag
 from arena.sandbox.build import run_build
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError
-from arena.sandbox.images import BASE_IMAGE, DOCKERFILE, BotImage
+from arena.sandbox.images import DOCKERFILE, BotImage
 from arena.sandbox.registry import configured_registry, push_image
 from arena.server.archive import (
     UploadError,
@@ -103,11 +104,14 @@ def load_upload_manifest(folder: Path) -> BotManifest:
 
 def build_uploaded_bot(folder: Path, *, tag: str, limits: UploadLimits = DEFAULT_LIMITS,
                        progress: Callable[[str], None] | None = None,
-                       base: str = BASE_IMAGE) -> BotImage:
+                       base: str | None = None) -> BotImage:
     """Build an unpacked bot folder into image `tag` in the sandbox builder (no network, time and
-    size caps, the checked reading of its Dockerfile, every RUN guarded); raise UploadError with
-    the build's last lines on failure or timeout."""
+    size caps, the checked reading of its Dockerfile, every RUN guarded), on ``base`` or else
+    the base its ``bot.toml`` names; raise UploadError with the build's last lines on failure or
+    timeout."""
     manifest = load_upload_manifest(folder)
+    variant = base_variant(manifest.base)
+    base = base or variant.tag
     if not _is_plain_file(folder / DOCKERFILE):
         raise UploadError(f"no {DOCKERFILE} in the bot's folder; see docs/sandbox.md")
     _check_tree(folder)
@@ -198,5 +202,5 @@ def _require_base(base: str) -> str:
         if getattr(getattr(error, "response", None), "status_code", None) in (400, 404):
             name = base.removesuffix(":latest")
             raise BuildError(f"the base image {name} is missing; run "
-                             f"`arena images build-base`") from None
+                             f"`{variant_of_tag(base).build_command}`") from None
         raise

@@ -3,12 +3,15 @@ images built on the base their folder names."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from docker.errors import ContainerError
+from docker.errors import ImageNotFound as DockerImageNotFound
 from typer.testing import CliRunner
 
 from arena.bots import BotConfigError, BotManifest
@@ -114,20 +117,33 @@ def test_openspiel_image_imports_as_the_bot_user(docker_required: Any,
     assert image["Config"]["Labels"][labels.SANDBOX] == "1"
 
 
+@pytest.fixture
+def built(docker_required: Any) -> Iterator[list[str]]:
+    """The refs of the images a test builds, removed afterwards."""
+    refs: list[str] = []
+    yield refs
+    for ref in refs:
+        with contextlib.suppress(DockerImageNotFound):
+            docker_required.images.remove(ref, force=True)
+
+
 @pytest.mark.docker
 def test_bot_builds_on_the_base_its_manifest_names(docker_required: Any, openspiel_image: str,
-                                                   tmp_path: Path) -> None:
+                                                   tmp_path: Path, built: list[str]) -> None:
     """A bot with ``base = "openspiel"`` can import pyspiel; one without the key cannot, nor
     one built on a base given explicitly."""
     chosen = build_bot_image(bot_folder(tmp_path, "variant-openspiel-probe",
                                         'base = "openspiel"\n'))
+    built.append(chosen.ref)
     assert run_python(docker_required, chosen.ref, IMPORTS).split()[0] == "10001"
     plain = build_bot_image(bot_folder(tmp_path, "variant-python-probe"))
+    built.append(plain.ref)
     with pytest.raises(ContainerError) as raised:
         run_python(docker_required, plain.ref, "import pyspiel")
     assert b"No module named 'pyspiel'" in raised.value.stderr
     explicit = build_bot_image(bot_folder(tmp_path, "variant-explicit-probe",
                                           'base = "openspiel"\n'), base=bases.PYTHON.tag)
+    built.append(explicit.ref)
     with pytest.raises(ContainerError):
         run_python(docker_required, explicit.ref, "import pyspiel")
 

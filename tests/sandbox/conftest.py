@@ -33,14 +33,6 @@ SAMPLE_RANDOM = ROOT / "sample_bots" / "python" / "random"
 BotImageFactory = Callable[[Path], Any]
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``docker`` and ``soak`` markers."""
-    config.addinivalue_line("markers", "docker: needs a Docker engine (skipped without one, "
-                                       "a failure under CI=true)")
-    config.addinivalue_line("markers", "soak: hostile bots beside well-behaved ones for a "
-                                       "minute or two; runs by default and in CI")
-
-
 def in_ci() -> bool:
     """True under CI, where a missing Docker engine fails the tests instead of skipping them."""
     return os.environ.get("CI") == "true"

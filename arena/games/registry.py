@@ -11,12 +11,14 @@ import importlib
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from arena.games.api import Game
 from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 BUILTIN_MODULES = (
     "arena.games.misere",
@@ -53,7 +55,8 @@ class PluginProblem:
 
 _SPECS: dict[str, GameSpec] = {}
 _PROBLEMS: list[PluginProblem] = []
-_loaded = False
+_builtins_loaded = False
+_plugins_loaded = False
 
 
 def register(spec: GameSpec) -> None:
@@ -72,6 +75,7 @@ def _add(spec: GameSpec) -> None:
 
 def plugin_entry_points() -> Iterable[EntryPoint]:
     """The installed entry points of the ``cardarena.games`` group, in a stable order."""
+    from importlib.metadata import entry_points  # slow to import: only when plugins are read
     found = entry_points(group=ENTRY_POINT_GROUP)
     return sorted(found, key=lambda ep: (package_name(ep), ep.name, ep.value))
 
@@ -138,25 +142,34 @@ def _load_plugins() -> None:
         _PROBLEMS.extend(problems)
 
 
-def _load_all() -> None:
-    """Import the built-in game modules, then the plugins, once."""
-    global _loaded
-    if _loaded:
+def _load_builtins() -> None:
+    """Import the built-in game modules, once."""
+    global _builtins_loaded
+    if _builtins_loaded:
         return
-    _loaded = True
+    _builtins_loaded = True
     for module_name in BUILTIN_MODULES:
         module = importlib.import_module(module_name)
         for spec in module.SPECS:
             _add(spec)
+
+
+def _load_all() -> None:
+    """Import the built-in game modules, then the plugins, once."""
+    global _plugins_loaded
+    _load_builtins()
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
     _load_plugins()
 
 
 def reload() -> None:
     """Forget every registered game and load the built-ins and the installed plugins again."""
-    global _loaded
+    global _builtins_loaded, _plugins_loaded
     _SPECS.clear()
     _PROBLEMS.clear()
-    _loaded = False
+    _builtins_loaded = _plugins_loaded = False
     _load_all()
 
 
@@ -173,9 +186,13 @@ def game_ids() -> list[str]:
 
 
 def get_spec(game_id: str) -> GameSpec:
-    """The spec of a game id, or an error listing the valid ids."""
-    _load_all()
+    """The spec of a game id, or an error listing the valid ids. A built-in id is found
+    without reading the installed plugins (a plugin never takes a built-in id)."""
+    _load_builtins()
     spec = _SPECS.get(game_id)
+    if spec is None:
+        _load_all()
+        spec = _SPECS.get(game_id)
     if spec is None:
         raise UnknownGameError(
             f"unknown game {game_id!r}; valid games: {', '.join(_SPECS)}"

@@ -4,19 +4,10 @@ else from Docker's one-shot stats."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-
-
-def cgroup_folders(container_id: str, root: Path = CGROUP_ROOT) -> Iterator[Path]:
-    """Where the container's memory cgroup may be: cgroup v1 and v2, cgroupfs and systemd."""
-    yield root / "memory" / "docker" / container_id
-    yield root / "memory" / "system.slice" / f"docker-{container_id}.scope"
-    yield root / "docker" / container_id
-    yield root / "system.slice" / f"docker-{container_id}.scope"
+from arena.sandbox.cgroups import CGROUP_ROOT, cgroup_folders, container_figure
 
 
 def _stat_value(stat: str, names: tuple[str, ...]) -> int:
@@ -30,7 +21,7 @@ def _stat_value(stat: str, names: tuple[str, ...]) -> int:
 
 def cgroup_memory_bytes(container_id: str, root: Path = CGROUP_ROOT) -> int | None:
     """The container's memory from its cgroup's files, or None when they are not here."""
-    for folder in cgroup_folders(container_id, root):
+    for folder in cgroup_folders(container_id, "memory", root):
         try:
             if (folder / "memory.usage_in_bytes").exists():
                 usage = int((folder / "memory.usage_in_bytes").read_text())
@@ -60,13 +51,4 @@ def stats_memory_bytes(stats: dict[str, Any]) -> int | None:
 def container_memory_bytes(container_id: str, client: Any = None) -> int | None:
     """The container's memory in use: from its cgroup, else Docker's one-shot stats (None when
     neither tells)."""
-    found = cgroup_memory_bytes(container_id)
-    if found is not None or client is None:
-        return found
-    from docker.errors import DockerException
-    from requests.exceptions import RequestException
-    try:
-        stats = client.api.stats(container_id, stream=False, one_shot=True)
-    except (DockerException, RequestException, TypeError):
-        return None
-    return stats_memory_bytes(stats)
+    return container_figure(container_id, client, cgroup_memory_bytes, stats_memory_bytes)

@@ -7,12 +7,11 @@ when a bot misses a deadline, and ends a bot found at its limit with one verdict
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox.memory import CGROUP_ROOT
+from arena.sandbox.cgroups import CGROUP_ROOT, cgroup_folders, container_figure
 
 
 @dataclass(frozen=True)
@@ -28,14 +27,6 @@ class ProcessCount:
         return self.limit is not None and self.current >= self.limit
 
 
-def pids_folders(container_id: str, root: Path = CGROUP_ROOT) -> Iterator[Path]:
-    """Where the container's pids cgroup may be: cgroup v1 and v2, cgroupfs and systemd."""
-    yield root / "pids" / "docker" / container_id
-    yield root / "pids" / "system.slice" / f"docker-{container_id}.scope"
-    yield root / "docker" / container_id
-    yield root / "system.slice" / f"docker-{container_id}.scope"
-
-
 def _limit(text: str) -> int | None:
     """A ``pids.max`` value: a number, or None for ``max``."""
     text = text.strip()
@@ -44,7 +35,7 @@ def _limit(text: str) -> int | None:
 
 def cgroup_process_count(container_id: str, root: Path = CGROUP_ROOT) -> ProcessCount | None:
     """The container's process count from its cgroup's files, or None when they are not here."""
-    for folder in pids_folders(container_id, root):
+    for folder in cgroup_folders(container_id, "pids", root):
         try:
             current = int((folder / "pids.current").read_text())
             return ProcessCount(current, _limit((folder / "pids.max").read_text()))
@@ -66,13 +57,4 @@ def stats_process_count(stats: dict[str, Any]) -> ProcessCount | None:
 def container_process_count(container_id: str, client: Any = None) -> ProcessCount | None:
     """The container's processes against its limit: from its cgroup, else Docker's one-shot
     stats (None when neither tells)."""
-    found = cgroup_process_count(container_id)
-    if found is not None or client is None:
-        return found
-    from docker.errors import DockerException
-    from requests.exceptions import RequestException
-    try:
-        stats = client.api.stats(container_id, stream=False, one_shot=True)
-    except (DockerException, RequestException, TypeError):
-        return None
-    return stats_process_count(stats)
+    return container_figure(container_id, client, cgroup_process_count, stats_process_count)

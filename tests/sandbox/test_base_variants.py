@@ -21,6 +21,8 @@ from arena.sandbox import bases, labels
 from arena.sandbox.errors import BuildError
 from arena.sandbox.images import build_base, build_bot_image
 
+from .conftest import SAMPLE_RANDOM
+
 MANIFEST = """\
 name = "{name}"
 version = "1.0.0"
@@ -28,13 +30,8 @@ language = "python"
 command = ["python", "bot.py"]
 """
 
-DOCKERFILE = """\
-ARG BASE=cardarena/python-base
-FROM ${BASE}
-WORKDIR /bot
-COPY . /bot
-CMD ["python", "bot.py"]
-"""
+DOCKERFILE = (SAMPLE_RANDOM / "Dockerfile").read_text(encoding="utf-8")
+"""The random sample bot's Dockerfile: ``FROM ${BASE}``, the bot's folder, ``python bot.py``."""
 
 IMPORTS = "import os, pyspiel, numpy, cardarena_sdk; print(os.getuid(), numpy.__version__)"
 

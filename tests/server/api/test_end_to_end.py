@@ -8,7 +8,7 @@ import contextlib
 import io
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import grpc
@@ -38,14 +38,19 @@ def zip_folder(folder: Path, top: str) -> bytes:
     return buffer.getvalue()
 
 
+def remove_images(refs: Iterable[str]) -> None:
+    """Remove these images (forced); one already gone is skipped."""
+    client = require_docker()
+    for ref in refs:
+        with contextlib.suppress(ImageNotFound):
+            client.images.remove(ref, force=True)
+
+
 @pytest.fixture
 def built_images() -> Iterator[tuple[str, ...]]:
     """The images this test builds, removed afterwards."""
-    client = require_docker()
     yield IMAGES
-    for ref in IMAGES:
-        with contextlib.suppress(ImageNotFound):
-            client.images.remove(ref, force=True)
+    remove_images(IMAGES)
 
 
 def test_two_users_upload_bots_and_a_league_between_them_comes_back(

@@ -4,18 +4,17 @@ uploaded random bot, every seat OK, its search visible in its owner's logs."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from docker.errors import ImageNotFound
 
 from arena.match import MatchRecord
 from arena.protocol.v1 import arena_pb2 as pb
 from arena.server.remote import pack_folder
 from tests.sandbox.conftest import SAMPLE_RANDOM, base_image, require_docker
 from tests.server.api.conftest import ServiceFactory
+from tests.server.api.test_end_to_end import remove_images
 from tests.server.api.test_leagues import wait_for_league
 
 __all__ = ["base_image"]
@@ -35,11 +34,8 @@ def openspiel_base(base_image: str) -> str:
 @pytest.fixture
 def built_images() -> Iterator[tuple[str, ...]]:
     """The images this test builds, removed afterwards."""
-    client = require_docker()
     yield IMAGES
-    for ref in IMAGES:
-        with contextlib.suppress(ImageNotFound):
-            client.images.remove(ref, force=True)
+    remove_images(IMAGES)
 
 
 def test_the_openspiel_bot_uploaded_plays_a_league_in_the_service(

@@ -49,9 +49,10 @@ Actions (``scopa_captures``): action = card + 40 * code.
 
 from __future__ import annotations
 
-from bisect import insort
 from enum import IntEnum
 from typing import Final
+
+from mypy_extensions import i64
 
 from arena.games.api import (
     ALL_SEATS,
@@ -65,22 +66,21 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import HIDDEN, ITALIAN_40, Rank
+from arena.games.cards import CARD_BIT, HIDDEN, ITALIAN_40, Rank, insert_sorted, remove_card
 from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.scopa_captures import (
     CAPTURE_SETS,
     DECK_SIZE,
-    KEY_STEP,
     MAX_VALUE,
-    SINGLE_OFFSET,
+    SET_MASK,
     TAKE_ALL,
     VALUE,
-    by_value,
+    VALUE_KEY,
     capture_offsets,
     decode,
 )
-from arena.games.scopa_scoring import ScoringRules, hand_points
+from arena.games.scopa_scoring import ScoringRules, mask_points
 
 RANK: Final = ITALIAN_40.rank_table()
 TABLE_SEAT: Final = -1
@@ -92,6 +92,9 @@ ROUND_CARDS: Final = 3
 _PLAY_ENTRY: Final = play_entries(EventKind.PLAY, 4, DECK_SIZE)
 _CAPTURE: Final = EventKind.CAPTURE
 _DEAL: Final = EventKind.DEAL
+_HAND_START: Final = EventKind.HAND_START
+_REDEAL: Final = EventKind.REDEAL
+_KING: Final = Rank.RE
 _NO_SCOPA: Final[tuple[int, ...]] = (0,)
 _SCOPA: Final[tuple[int, ...]] = (1,)
 
@@ -101,6 +104,9 @@ class Phase(IntEnum):
 
     PLAY = 0
     OVER = 1
+
+
+_PLAYING: Final = Phase.PLAY
 
 
 class ScopaGame(Game):
@@ -141,8 +147,26 @@ class ScopaGame(Game):
 class ScopaState(State[ScopaGame]):
     """A Scopa or Scopone match in progress."""
 
-    __slots__ = ("_dealer", "_groups", "_hand_number", "_hands", "_key", "_last_taker",
-                 "_phase", "_piles", "_scope", "_scores", "_stock", "_table")
+    __slots__ = ("_dealer", "_drawn", "_hand_number", "_hands", "_keys", "_last_taker",
+                 "_order", "_phase", "_scope", "_scores", "_table", "_table_bits", "_taken",
+                 "_won")
+
+    _hands: list[list[int]]
+    """Per seat, its hand, sorted."""
+    _table: list[int]
+    """The table's cards, sorted."""
+    _table_bits: i64
+    """The table's cards as a card mask."""
+    _keys: list[int]
+    """The table's cards as value-order keys (``VALUE_KEY``), ascending: what captures search."""
+    _order: list[int]
+    """The hand's dealt order; the stock is its cards from ``_drawn`` on."""
+    _drawn: int
+    """How many cards of ``_order`` have been dealt."""
+    _taken: list[int]
+    """Per seat, how many cards it has taken this hand."""
+    _won: list[int]
+    """Per side, the card mask of the cards it has taken this hand."""
 
 
     def _start(self) -> None:
@@ -159,62 +183,85 @@ class ScopaState(State[ScopaGame]):
         """Deal hands and table (again while the table holds 3+ kings)."""
         game = self.game
         n = game.num_players
-        self._phase = Phase.PLAY
-        self._piles: list[list[int]] = [[] for _ in range(n)]
+        self._phase = _PLAYING
+        self._taken = [0] * n
+        self._won = [0] * game.sides
         self._scope = [0] * n
         self._last_taker = -1
-        self._event(EventKind.HAND_START, self._dealer, values=(self._hand_number,))
+        self._event(_HAND_START, self._dealer, values=(self._hand_number,))
+        table_deal = game.table_deal
         while True:
-            order = self._next_deal()
-            self._hands: list[list[int]] = [[] for _ in range(n)]
-            self._stock = order
+            order = self._next_deal(frozen=True)
+            self._order = order
+            self._drawn = 0
+            self._hands = [[] for _ in range(n)]
             self._deal_round(game.first_deal)
-            self._table = sorted(self._stock[:game.table_deal])
-            self._stock = self._stock[game.table_deal:]
-            self._groups, self._key = by_value(self._table)
-            if game.table_deal:
-                self._event(EventKind.DEAL, TABLE_SEAT, tuple(self._table))
-            kings = sum(1 for card in self._table if RANK[card] == Rank.RE)
+            drawn = self._drawn
+            table = order[drawn:drawn + table_deal]
+            table.sort()
+            self._drawn = drawn + table_deal
+            self._set_table(table)
+            if table_deal:
+                self._event(_DEAL, TABLE_SEAT, tuple(table))
+            kings = 0
+            for card in table:
+                if RANK[card] == _KING:
+                    kings += 1
             if kings < KINGS_FOR_REDEAL:
                 break
-            self._event(EventKind.REDEAL, self._dealer, tuple(self._table), (kings,))
+            self._event(_REDEAL, self._dealer, tuple(table), (kings,))
         self._current = (self._dealer + 1) % n
+
+    def _set_table(self, table: list[int]) -> None:
+        """Lay the sorted cards ``table`` as the table."""
+        bits: i64 = 0
+        keys: list[int] = []
+        for card in table:
+            bits |= CARD_BIT[card]
+            keys.append(VALUE_KEY[card])
+        keys.sort()
+        self._table = table
+        self._table_bits = bits
+        self._keys = keys
 
     def _deal_round(self, count: int) -> None:
         """Deal ``count`` cards each from the stock, one at a time from the dealer's right."""
         n = self.game.num_players
-        stock = self._stock
+        order = self._order
+        start = self._drawn
+        stop = start + count * n
         hands = self._hands
         log = self._log
         first = (self._dealer + 1) % n
         for index in range(n):
             seat = (first + index) % n
-            hands[seat] = hand = sorted(stock[index:count * n:n])
+            hand = [order[position] for position in range(start + index, stop, n)]
+            hand.sort()
+            hands[seat] = hand
             log.append((_DEAL, seat, tuple(hand), (), 1 << seat))
-        self._stock = stock[count * n:]
+        self._drawn = stop
 
     def _end_hand(self) -> None:
         """Give away the leftover table, score the hand, then deal again or end the match."""
         game = self.game
         n = game.num_players
+        team_of = game.team_of
         taker = self._dealer if game.leftover_to_dealer else self._last_taker
         left = tuple(self._table)
         if left and taker >= 0:
-            self._piles[taker].extend(left)
+            side = team_of[taker]
+            self._won[side] = self._won[side] | self._table_bits
+            self._taken[taker] += len(left)
             self._event(_CAPTURE, taker, left, _NO_SCOPA)
             left = ()
-        self._table = []
-        self._groups, self._key = by_value(self._table)
-        self._event(EventKind.HAND_END, self._dealer, left,
-                    tuple(len(pile) for pile in self._piles))
-        side_piles: list[list[int]] = [[] for _ in range(game.sides)]
+        self._set_table([])
+        self._event(EventKind.HAND_END, self._dealer, left, tuple(self._taken))
         side_scope = [0] * game.sides
         for seat in range(n):
-            side_piles[game.team_of[seat]].extend(self._piles[seat])
-            side_scope[game.team_of[seat]] += self._scope[seat]
-        points = hand_points(side_piles, side_scope, game.scoring)
+            side_scope[team_of[seat]] += self._scope[seat]
+        points = mask_points(self._won, side_scope, game.scoring)
         self._event(EventKind.SCORE, self._dealer,
-                    values=tuple(points[game.team_of[seat]] for seat in range(n)))
+                    values=tuple(points[team_of[seat]] for seat in range(n)))
         for side in range(game.sides):
             self._scores[side] += points[side]
         self._hand_number += 1
@@ -223,7 +270,7 @@ class ScopaState(State[ScopaGame]):
             self._dealer = (self._dealer + 1) % n
             self._start_hand()
             return
-        outcome = (pair_outcome(winner, n, game.team_of) if game.pairs
+        outcome = (pair_outcome(winner, n, team_of) if game.pairs
                    else side_outcome([winner], n))
         for seat, value in enumerate(outcome):
             self._returns[seat] = float(value)
@@ -243,31 +290,28 @@ class ScopaState(State[ScopaGame]):
 
     def _legal_play(self) -> list[int]:
         """Each card of the hand with each capture it may make, or laid down if it takes none."""
-        if self._phase:
+        seat = self._current
+        if seat < 0:
             return []
-        hand = self._hands[self._current]
-        key = self._key
-        if not key:
+        hand = self._hands[seat]
+        table = self._table_bits
+        if not table:
             return hand[:]
         game = self.game
-        groups = self._groups
-        # Per value without equal table cards: its capture offsets, once computed.
+        min_cards = game.min_cards
+        ace_takes_all = game.ace_takes_all
+        keys = self._keys
+        # Per value: its capture offsets, once computed.
         known: list[list[int] | None] = [None] * (MAX_VALUE + 1)
         legal: list[int] = []
-        put = legal.append
         for card in hand:
             value = VALUE[card]
-            singles = groups[value]
-            if singles:
-                for other in singles:
-                    put(card + SINGLE_OFFSET[other])
-                continue
             offsets = known[value]
             if offsets is None:
-                offsets = known[value] = capture_offsets(groups, key, value, game.min_cards,
-                                                         game.ace_takes_all)
+                offsets = known[value] = capture_offsets(table, keys, value, min_cards,
+                                                         ace_takes_all)
             for offset in offsets:
-                put(card + offset)
+                legal.append(card + offset)
         legal.sort()
         return legal
 
@@ -275,37 +319,49 @@ class ScopaState(State[ScopaGame]):
         """Play a card, lay it down or take, then move on, deal or end the hand."""
         game = self.game
         seat = self._current
-        code, card = divmod(action, DECK_SIZE)
-        table = self._table
-        taken = (CAPTURE_SETS[code - 1] if code < TAKE_ALL else tuple(table)) if code else ()
+        code = action // DECK_SIZE
+        card = action - code * DECK_SIZE
         hands = self._hands
-        hands[seat].remove(card)
-        self._log.append(_PLAY_ENTRY[seat][card])
-        n = game.num_players
-        last_play = not self._stock and not any(hands)
-        groups = self._groups
-        if taken:
-            for other in taken:
-                table.remove(other)
-                groups[VALUE[other]].remove(other)
-                self._key -= KEY_STEP[other]
-            self._piles[seat].extend(taken)
-            self._piles[seat].append(card)
+        remove_card(hands[seat], card)
+        log = self._log
+        log.append(_PLAY_ENTRY[seat][card])
+        last_play = self._drawn == len(self._order) and _all_empty(hands)
+        table = self._table
+        if code:
+            if code == TAKE_ALL:
+                taken = tuple(table)
+                bits: i64 = self._table_bits
+                table.clear()
+                self._keys.clear()
+                self._table_bits = 0
+            else:
+                taken = CAPTURE_SETS[code - 1]
+                bits = SET_MASK[code]
+                keys = self._keys
+                for other in taken:
+                    remove_card(table, other)
+                    remove_card(keys, VALUE_KEY[other])
+                self._table_bits &= ~bits
+            won = self._won
+            side = game.team_of[seat]
+            won[side] = won[side] | bits | CARD_BIT[card]
+            self._taken[seat] += len(taken) + 1
             self._last_taker = seat
             sweep = not table and (not last_play or game.last_play_scopa) and code != TAKE_ALL
             if sweep:
                 self._scope[seat] += 1
-            self._log.append((_CAPTURE, seat, (*taken, card), _SCOPA if sweep else _NO_SCOPA,
-                              ALL_SEATS))
+            log.append((_CAPTURE, seat, (*taken, card), _SCOPA if sweep else _NO_SCOPA,
+                         ALL_SEATS))
         else:
-            insort(table, card)
-            groups[VALUE[card]].append(card)
-            self._key += KEY_STEP[card]
+            insert_sorted(table, card)
+            insert_sorted(self._keys, VALUE_KEY[card])
+            self._table_bits |= CARD_BIT[card]
         if last_play:
             self._end_hand()
             return
-        self._current = (seat + 1) % n
-        if not hands[self._current] and not any(hands):
+        following = (seat + 1) % game.num_players
+        self._current = following
+        if not hands[following] and _all_empty(hands):
             self._deal_round(ROUND_CARDS)
 
     def _compute_legal(self) -> list[int]:
@@ -355,13 +411,18 @@ class ScopaState(State[ScopaGame]):
             hand_sizes=tuple(len(h) for h in self._hands),
             trump_suit=HIDDEN,
             table=tuple(self._table),
-            stock_size=len(self._stock),
+            stock_size=len(self._order) - self._drawn,
             teammates=(partner,) if partner >= 0 else (),
-            points=tuple(len(pile) for pile in self._piles),
+            points=tuple(self._taken),
             scores=tuple(float(self._scores[game.team_of[s]]) for s in range(n)),
             events=self._events_for(seat),
             legal_actions=tuple(self._compute_legal()) if seat == self._current else (),
         )
+
+
+def _all_empty(hands: list[list[int]]) -> bool:
+    """True when no hand holds a card."""
+    return all(not hand for hand in hands)
 
 
 _SHARED = (

@@ -4,19 +4,26 @@ Every set of Italian cards whose Scopa values add up to at most 10 (4050 sets, s
 has a fixed index in ``CAPTURE_SETS``. An action is ``card + 40 * code`` where ``code`` is 0 to
 lay the card down, ``1 + index`` to take the set ``CAPTURE_SETS[index]``, and ``TAKE_ALL`` for
 an ace that takes the whole table (``asso_piglia_tutto``).
+
+The captures a card may make are found on the table as a card mask and its cards in value
+order (``capture_offsets``): a search over the table that walks a prebuilt tree of the sets
+(``SET_CHILD``), so each set it finds is already its code. ``reference_offsets`` is the plain
+version, trying every subset of the table, which the tests compare with it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import chain, combinations, product
+from itertools import combinations
 from typing import Final
 
-from arena.games.cards import ITALIAN_40, SCOPA_VALUE
+from mypy_extensions import i64
+
+from arena.games.cards import CARD_BIT, ITALIAN_40, SCOPA_VALUE
 
 VALUE: Final = ITALIAN_40.per_card(SCOPA_VALUE)
 DECK_SIZE: Final = ITALIAN_40.size
 MAX_VALUE: Final = 10
+SUITS: Final = ITALIAN_40.suits
 
 
 def _all_sets() -> tuple[tuple[int, ...], ...]:
@@ -38,6 +45,8 @@ def _all_sets() -> tuple[tuple[int, ...], ...]:
 CAPTURE_SETS: Final = _all_sets()
 SET_INDEX = {cards: index for index, cards in enumerate(CAPTURE_SETS)}
 TAKE_ALL: Final = len(CAPTURE_SETS) + 1
+TAKE_ALL_OFFSET: Final = DECK_SIZE * TAKE_ALL
+"""What taking the whole table adds to the played ace's id."""
 SINGLE_OFFSET: Final = tuple(DECK_SIZE * (1 + SET_INDEX[(card,)]) for card in range(DECK_SIZE))
 """Per table card, what taking it alone adds to the played card's id."""
 NUM_ACTIONS: Final = DECK_SIZE * (TAKE_ALL + 1)
@@ -67,96 +76,96 @@ def decode(action: int, table: tuple[int, ...] | list[int]) -> tuple[int, tuple[
     return card, CAPTURE_SETS[code - 1]
 
 
-def _partitions(value: int, largest: int) -> list[tuple[int, ...]]:
-    """The ways to write ``value`` as parts up to ``largest`` (at most 4 of each), largest first."""
-    if value == 0:
-        return [()]
-    found = []
-    for part in range(min(value, largest), 0, -1):
-        for rest in _partitions(value - part, part):
-            if rest.count(part) < 4:
-                found.append((part, *rest))
-    return found
+# --- the table in value order, and the tree of the sets ----------------------------------
+
+VALUE_KEY: Final[tuple[int, ...]] = tuple(
+    (VALUE[card] - 1) * SUITS + ITALIAN_40.suit(card) for card in range(DECK_SIZE))
+"""Per card, its place in value order (value, then suit): the table's cards are searched by
+these keys, ascending, so the search stops at the first card worth more than it needs."""
+KEY_VALUE: Final[tuple[int, ...]] = tuple(key // SUITS + 1 for key in range(DECK_SIZE))
+"""Per value-order key, the Scopa value of its card."""
+VALUE_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(card for card in range(DECK_SIZE) if VALUE[card] == value)
+    for value in range(MAX_VALUE + 1))
+"""Per value, its cards by id (index 0 unused)."""
+VALUE_MASK: Final[tuple[int, ...]] = tuple(
+    sum(CARD_BIT[card] for card in cards) for cards in VALUE_CARDS)
+"""Per value, the card mask of its cards."""
+SET_SIZE: Final[tuple[int, ...]] = (0, *(len(cards) for cards in CAPTURE_SETS))
+"""Per code, how many cards its set takes."""
+SET_MASK: Final[tuple[int, ...]] = (0, *(sum(CARD_BIT[card] for card in cards)
+                                         for cards in CAPTURE_SETS))
+"""Per code, the card mask of its set."""
 
 
-PARTITIONS: Final = tuple(
-    tuple(tuple(sorted(Counter(parts).items())) for parts in _partitions(value, value)
-          if len(parts) > 1)
-    for value in range(MAX_VALUE + 1)
-)
-"""Per value, the splits into two or more parts as ((part, count), ...), for set captures."""
+def _set_tree() -> tuple[int, ...]:
+    """``[code * DECK_SIZE + key]``: the code of the set ``code`` (0: none) grown by the card
+    of value-order ``key``, when that card comes after the set's cards in value order and the
+    sum stays within 10; else 0."""
+    child = [0] * ((TAKE_ALL + 1) * DECK_SIZE)
+    for index, cards in enumerate(CAPTURE_SETS):
+        last = max(cards, key=VALUE_KEY.__getitem__)
+        parent = SET_INDEX[tuple(card for card in cards if card != last)] + 1 if len(
+            cards) > 1 else 0
+        child[parent * DECK_SIZE + VALUE_KEY[last]] = index + 1
+    return tuple(child)
 
 
-def by_value(table: list[int]) -> tuple[list[list[int]], int]:
-    """The table cards grouped by Scopa value (index 0 unused) and the counts as one key."""
-    groups: list[list[int]] = [[] for _ in range(MAX_VALUE + 1)]
-    key = 0
-    for card in table:
-        groups[VALUE[card]].append(card)
-        key += KEY_STEP[card]
-    return groups, key
+SET_CHILD: Final[tuple[int, ...]] = _set_tree()
+_LAY_DOWN: Final[list[int]] = [0]
 
 
-KEY_STEP: Final = tuple(5 ** VALUE[card] for card in range(DECK_SIZE))
-"""Each value's count of table cards is a base-5 digit of the table's key."""
-_LOWER: Final = tuple(5 ** value for value in range(MAX_VALUE + 1))
-"""Taking the key modulo ``_LOWER[value]`` keeps the counts of the values below ``value``."""
-_LAY_DOWN = [0]
-_FEASIBLE: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {}
+def _grow(keys: list[int], start: int, code: int, need: int, found: list[int]) -> None:
+    """Add to ``found`` the offsets of the sets that extend set ``code`` with table cards
+    from ``keys[start:]`` (value-order keys, ascending) worth ``need`` more."""
+    for index in range(start, len(keys)):
+        key = keys[index]
+        value = KEY_VALUE[key]
+        if value >= need:
+            if value == need:
+                found.append(DECK_SIZE * SET_CHILD[code * DECK_SIZE + key])
+                continue
+            return
+        if need - value >= value:
+            _grow(keys, index + 1, SET_CHILD[code * DECK_SIZE + key], need - value, found)
 
 
-def _feasible(groups: list[list[int]], key: int, value: int
-              ) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """The splits of ``value`` into parts that the table's value counts allow (memoized)."""
-    memo = key % _LOWER[value] * (MAX_VALUE + 1) + value
-    splits = _FEASIBLE.get(memo)
-    if splits is None:
-        splits = _FEASIBLE[memo] = tuple(
-            split for split in PARTITIONS[value]
-            if all(len(groups[part]) >= count for part, count in split))
-    return splits
-
-
-def sum_sets(groups: list[list[int]], key: int, value: int) -> list[tuple[int, ...]]:
-    """The sets of two or more table cards (sorted) whose values add up to ``value``."""
-    return _expand(groups, _feasible(groups, key, value))
-
-
-def _expand(groups: list[list[int]], splits: tuple[tuple[tuple[int, int], ...], ...]
-            ) -> list[tuple[int, ...]]:
-    """The card sets (sorted) of each split into values: every choice of cards per value."""
-    found: list[tuple[int, ...]] = []
-    for split in splits:
-        if len(split) == 1:
-            part, count = split[0]
-            found.extend(combinations(groups[part], count))
-            continue
-        choices = [combinations(groups[part], count) for part, count in split]
-        for pick in product(*choices):
-            found.append(tuple(sorted(chain.from_iterable(pick))))
-    return found
-
-
-
-def capture_offsets(groups: list[list[int]], key: int, value: int, min_cards: bool,
+def capture_offsets(table: i64, keys: list[int], value: int, min_cards: bool,
                     ace_takes_all: bool) -> list[int]:
-    """What each capture a card of ``value`` may make adds to its id (0: no capture).
+    """What each capture a card of ``value`` may make adds to its id ([0]: none), on the table
+    ``table`` (a card mask) whose value-order keys are ``keys`` (ascending).
 
     Equal cards first, the whole table for an ace (``ace_takes_all``), else the sets of that
-    sum (only the smallest ones with ``min_cards``).
+    sum (only the smallest ones with ``min_cards``). The caller only reads the list.
     """
-    singles = groups[value]
-    if singles:
-        return [SINGLE_OFFSET[other] for other in singles]
-    if value == 1 and ace_takes_all and key:
-        return [DECK_SIZE * TAKE_ALL]
-    splits = _FEASIBLE.get(key % _LOWER[value] * (MAX_VALUE + 1) + value)
-    if splits is None:
-        splits = _feasible(groups, key, value)
-    if not splits:
+    if table & VALUE_MASK[value]:
+        return [SINGLE_OFFSET[other] for other in VALUE_CARDS[value] if table & CARD_BIT[other]]
+    if value == 1 and ace_takes_all and table:
+        return [TAKE_ALL_OFFSET]
+    found: list[int] = []
+    _grow(keys, 0, 0, value, found)
+    if not found:
         return _LAY_DOWN
-    sets = _expand(groups, splits)
     if min_cards:
-        fewest = min(len(cards) for cards in sets)
-        sets = [cards for cards in sets if len(cards) == fewest]
-    return [DECK_SIZE * (1 + SET_INDEX[cards]) for cards in sets]
+        fewest = MAX_VALUE
+        for offset in found:
+            fewest = min(fewest, SET_SIZE[offset // DECK_SIZE])
+        return [offset for offset in found if SET_SIZE[offset // DECK_SIZE] == fewest]
+    return found
+
+
+def reference_offsets(table: list[int], value: int, min_cards: bool,
+                      ace_takes_all: bool) -> list[int]:
+    """``capture_offsets`` worked out plainly from every subset of the table, sorted."""
+    singles = [other for other in table if VALUE[other] == value]
+    if singles:
+        return sorted(SINGLE_OFFSET[other] for other in singles)
+    if value == 1 and ace_takes_all and table:
+        return [TAKE_ALL_OFFSET]
+    sets = [subset for size in range(2, len(table) + 1)
+            for subset in combinations(sorted(table), size)
+            if sum(VALUE[other] for other in subset) == value]
+    if min_cards and sets:
+        fewest = min(len(subset) for subset in sets)
+        sets = [subset for subset in sets if len(subset) == fewest]
+    return sorted(DECK_SIZE * (1 + SET_INDEX[subset]) for subset in sets) or [0]

@@ -15,12 +15,20 @@ from arena.games.scopa_captures import (
     NUM_ACTIONS,
     TAKE_ALL,
     VALUE,
-    by_value,
+    VALUE_KEY,
     capture_action,
+    capture_offsets,
     decode,
+    reference_offsets,
     take_all_action,
 )
-from arena.games.scopa_scoring import ScoringRules, hand_points, napola, primiera
+from arena.games.scopa_scoring import (
+    ScoringRules,
+    hand_points,
+    mask_points,
+    napola,
+    primiera,
+)
 
 
 def card(name: str) -> int:
@@ -50,10 +58,10 @@ def position(game_id: str, n: int, hands: list[str], table: str, params: dict[st
     state = game.new_initial_state(1)
     assert isinstance(state, ScopaState)
     state._hands = [sorted(cards(hand)) for hand in hands]
-    state._table = sorted(cards(table))
-    state._groups, state._key = by_value(state._table)
+    state._set_table(sorted(cards(table)))
     in_play = {c for hand in state._hands for c in hand} | set(state._table)
-    state._stock = [c for c in range(40) if c not in in_play] if stock else []
+    state._order = [c for c in range(40) if c not in in_play] if stock else []
+    state._drawn = 0
     state._current = 0
     state._legal = None
     return state
@@ -315,3 +323,33 @@ def test_legal_actions_match_a_brute_force(game_id: str, n: int,
                 view.hand, view.table, bool(params.get("min_cards_capture")),
                 bool(params.get("asso_piglia_tutto")))
             state.apply_action(chooser.choice(state.legal_actions()))
+
+
+def test_capture_search_matches_the_plain_subsets() -> None:
+    """On random tables, the tree search finds the captures that every subset gives."""
+    chooser = random.Random(7)
+    for _ in range(400):
+        table = sorted(chooser.sample(range(40), chooser.randint(0, 10)))
+        mask = sum(1 << other for other in table)
+        keys = sorted(VALUE_KEY[other] for other in table)
+        for value in range(1, 11):
+            for min_cards in (False, True):
+                for ace_takes_all in (False, True):
+                    found = capture_offsets(mask, keys, value, min_cards, ace_takes_all)
+                    assert sorted(found) == reference_offsets(table, value, min_cards,
+                                                              ace_takes_all)
+
+
+def test_mask_points_match_the_piles() -> None:
+    """Scoring from card masks gives the points that scoring the piles gives."""
+    chooser = random.Random(9)
+    for _ in range(400):
+        deck = chooser.sample(range(40), 40)
+        cuts = sorted(chooser.sample(range(41), chooser.choice([1, 2])))
+        piles = [deck[start:stop] for start, stop in zip([0, *cuts], [*cuts, 40], strict=True)]
+        piles = [pile[:chooser.randint(0, len(pile))] if chooser.random() < 0.3 else pile
+                 for pile in piles]
+        scope = [chooser.randint(0, 3) for _ in piles]
+        masks = [sum(1 << won for won in pile) for pile in piles]
+        for rules in (ScoringRules(), ScoringRules(re_bello=True, napola=True)):
+            assert mask_points(masks, scope, rules) == hand_points(piles, scope, rules)

@@ -22,7 +22,7 @@ TOOLS = ("g++", "make", "pkg-config", "protoc", "grpc_cpp_plugin")
 SERVER_FILES = ("server.h", "server.cc", "address.h", "address.cc")
 MATCH_GAMES = ("briscola", "scopa", "tressette")
 EQUAL_GAMES = ("briscola-31", "briscola-chiamata-carta", "madrasso", "tressette-pozzo",
-               "scopone", "presidente")
+               "scopone", "presidente", "tressette-non-prendere")
 
 def build(folder: Path) -> None:
     """Run the folder's build command as the arena does (once per process)."""

@@ -32,7 +32,7 @@ SERVER_FILES = ("server/address.go", "server/listen.go", "server/run.go", "serve
                 ".dockerignore", ".gitignore")
 MATCH_GAMES = ("briscola", "scopa", "tressette")
 EQUAL_GAMES = ("briscola-31", "briscola-chiamata", "tressette-toro", "scopone", "misere",
-               "vecchia")
+               "vecchia", "tressette-non-prendere")
 START_TIMEOUT_S = 20.0
 PT_INTERP = 3
 

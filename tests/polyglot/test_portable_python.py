@@ -1,6 +1,7 @@
 """The Python port of the portable heuristic (sample_bots/python/portable): each rule of
 docs/portable-heuristic.md on hand-made wire requests, legal play of every game as a real bot
-process at every seat, and a clear win over the random policy in duplicate briscola and scopa."""
+process at every seat, and a clear win over the random policy in duplicate briscola, scopa and
+tressette-non-prendere."""
 
 from __future__ import annotations
 
@@ -304,6 +305,72 @@ def test_play_takes_a_trick_worth_it_and_otherwise_throws_the_cheapest_card() ->
         assert choose("briscola", message) == chosen, (trick, teammates)
 
 
+# The avoid game (tressette-non-prendere): one point, then none.
+
+AVOID = "tressette-non-prendere"
+
+
+def avoid_request(*actions: pb.LegalAction, trick: Sequence[tuple[int, int]] = (),
+                  thirds: int = 0) -> pb.DecisionRequest:
+    """A request of the avoid game to seat 0, which holds ``thirds`` of its own."""
+    return request(*actions, trick=trick, points=[thirds, 4, 5])
+
+
+@pytest.mark.parametrize(("trick", "played", "thirds", "expected"), [
+    # Under one point (3 thirds), a card taking a trick worth any third is a winning card.
+    ([(1, card(FOUR, CUPS))], card(TWO, CUPS), 2, 3000 - (16 + 8)),
+    ([(1, card(SEVEN, CUPS))], card(JACK, CUPS), 0, 3000 - (16 + 4)),
+    ([(1, card(FOUR, CUPS)), (2, card(FIVE, CUPS))], card(SIX, CUPS), 2, 1000 - 2),
+    # With a point, a card taking the lead is the last resort.
+    ([(1, card(FOUR, CUPS))], card(TWO, CUPS), 3, 1000 - (16 + 8)),
+    ([(1, card(SEVEN, CUPS))], card(JACK, CUPS), 7, 1000 - (16 + 4)),
+    # A card that loses the trick (lower, or of another suit) is shed dearest first.
+    ([(1, card(TWO, CUPS))], card(ACE, CUPS), 0, 2000 + 16 * 3 + 7),
+    ([(1, card(TWO, CUPS))], card(KING, CUPS), 5, 2000 + 16 + 6),
+    ([(1, card(FOUR, CUPS))], card(THREE, SWORDS), 2, 2000 + 16 + 9),
+    # Leading: the strongest card while under one point, else the cheapest.
+    ([], card(THREE, SWORDS), 2, 2000 + 9),
+    ([], card(ACE, SWORDS), 0, 2000 + 7),
+    ([], card(THREE, SWORDS), 3, 2000 - (16 + 9)),
+    ([], card(FOUR, SWORDS), 9, 2000),
+])
+def test_the_avoid_game_scores_each_play_by_its_rule(trick: list[tuple[int, int]], played: int,
+                                                     thirds: int, expected: int) -> None:
+    assert score(AVOID, avoid_request(play(1, played), trick=trick, thirds=thirds)) == expected
+
+
+def test_the_avoid_game_takes_a_point_then_ducks_under_the_trick() -> None:
+    hand = [card(THREE, CUPS), card(KING, CUPS), card(FIVE, CUPS)]
+    plays = [play(i + 1, held) for i, held in enumerate(hand)]
+    trick = [(1, card(JACK, CUPS))]
+    assert choose(AVOID, avoid_request(*plays, trick=trick, thirds=0)) == 2
+    assert choose(AVOID, avoid_request(*plays, trick=trick, thirds=3)) == 3
+    assert choose(AVOID, avoid_request(*plays[:2], trick=trick, thirds=3)) == 2
+    assert choose("tressette", request(*plays, trick=trick)) == 3
+
+
+def test_the_avoid_game_sheds_its_dearest_card_when_void() -> None:
+    hand = [card(ACE, SWORDS), card(KING, CLUBS), card(FOUR, COINS)]
+    plays = [play(i + 1, held) for i, held in enumerate(hand)]
+    assert choose(AVOID, avoid_request(*plays, trick=[(1, card(FIVE, CUPS))], thirds=4)) == 1
+
+
+def test_the_avoid_game_leads_its_strongest_card_only_under_one_point() -> None:
+    hand = [card(ACE, CUPS), card(THREE, SWORDS), card(KING, CLUBS), card(FOUR, COINS)]
+    plays = [play(i + 1, held) for i, held in enumerate(hand)]
+    assert choose(AVOID, avoid_request(*plays, thirds=2)) == 2
+    assert choose(AVOID, avoid_request(*plays, thirds=3)) == 4
+
+
+@pytest.mark.parametrize("kind", [pb.ACTION_KIND_GIVE, pb.ACTION_KIND_DISCARD])
+def test_the_avoid_game_passes_and_sets_aside_its_dearest_card(kind: pb.ActionKind) -> None:
+    hand = [card(FOUR, CUPS), card(ACE, SWORDS), card(KING, CLUBS)]
+    actions = [action(i + 1, kind, [held]) for i, held in enumerate(hand)]
+    assert score(AVOID, avoid_request(*actions[1:])) == 1000 + 16 * 3 + 7
+    assert choose(AVOID, avoid_request(*actions)) == 2
+    assert choose("tressette", request(*actions)) == 1
+
+
 # Bids, passes and calls.
 
 @pytest.mark.parametrize(("actions", "chosen"), [
@@ -403,8 +470,8 @@ def test_the_bot_plays_every_game_legally_at_every_seat(game_id: str, temp_root:
     assert list(temp_root.iterdir()) == []
 
 
-PAIRS = 30
-"""Duplicate pairs per game: each deal played twice, the seats swapped."""
+SETS = 30
+"""Duplicate sets per game: each deal played once per rotation of the seats."""
 STANDARD_ERRORS = 3.0
 """How far above zero, in standard errors, the mean difference must be: a bot no better than
 random gets there in well under 1 % of runs."""
@@ -412,26 +479,28 @@ STARTUP_S = 30.0
 """How long the bot may take to listen (the machine may be busy)."""
 
 
-async def pair_differences(game: Game, temp_root: Path) -> list[float]:
-    """The bot's returns minus the random policy's over each duplicate pair, the bot started
-    once for all of them."""
+async def set_differences(game: Game, temp_root: Path) -> list[float]:
+    """The bot's returns minus the mean of the random policy's in the other seats, over each
+    duplicate set, the bot started once for all of them."""
     differences = []
+    players = game.num_players
     manifest = BotManifest.load(PORTABLE)
-    async with launched_bots(manifest, temp_root, 1, STARTUP_S, rotations=2) as (bot,):
-        for seed in range(1, PAIRS + 1):
-            result = await run_duplicate_async(game, seed, [bot, PolicySeat("random")])
-            assert [deal.reason_names for deal in result.deals] == [("OK", "OK")] * 2
-            ours, theirs = result.entrants
-            assert ours.seats == (0, 1)
-            differences.append(ours.total - theirs.total)
+    async with launched_bots(manifest, temp_root, 1, STARTUP_S, rotations=players) as (bot,):
+        for seed in range(1, SETS + 1):
+            seats = [bot, *[PolicySeat("random")] * (players - 1)]
+            result = await run_duplicate_async(game, seed, seats)
+            assert [deal.reason_names for deal in result.deals] == [("OK",) * players] * players
+            ours, *theirs = result.entrants
+            assert ours.seats == tuple(range(players))
+            differences.append(ours.total - statistics.mean(one.total for one in theirs))
     assert all(one.exit is not None and one.exit.status == 0 for one in bot.bots)
     return differences
 
 
-@pytest.mark.parametrize("game_id", ["briscola", "scopa"])
-def test_the_bot_beats_random_clearly_over_duplicate_pairs(game_id: str, temp_root: Path) -> None:
-    differences = asyncio.run(pair_differences(load_game(game_id), temp_root))
+@pytest.mark.parametrize("game_id", ["briscola", "scopa", "tressette-non-prendere"])
+def test_the_bot_beats_random_clearly_over_duplicate_sets(game_id: str, temp_root: Path) -> None:
+    differences = asyncio.run(set_differences(load_game(game_id), temp_root))
     mean = statistics.mean(differences)
-    error = statistics.stdev(differences) / math.sqrt(PAIRS)
+    error = statistics.stdev(differences) / math.sqrt(SETS)
     assert mean > 0 and mean > STANDARD_ERRORS * error, (mean, error, differences)
     assert list(temp_root.iterdir()) == []

@@ -23,7 +23,7 @@ SERVER_FILES = ("src/server.rs", "src/address.rs", ".dockerignore", ".gitignore"
 GLIBC_LIBRARIES = ("linux-vdso", "libc.so", "libgcc_s.so", "libm.so", "ld-linux-x86-64")
 MATCH_GAMES = ("briscola", "scopa", "tressette")
 EQUAL_GAMES = ("briscola-31", "briscola-chiamata-carta", "madrasso", "tressette-pozzo",
-               "scopone", "presidente")
+               "scopone", "presidente", "tressette-non-prendere")
 
 def build(folder: Path) -> None:
     """Run the folder's build command as the arena does (once per process)."""

@@ -18,6 +18,10 @@ COINS = 1
 """The suit index of coins in the Italian decks."""
 SEVEN = 6
 """The rank index of the seven in the Italian decks."""
+AVOID_GAME = "tressette-non-prendere"
+"""The game a seat loses by taking the most points, or none: it wants one point, then no more."""
+ONE_POINT = 3
+"""The thirds of one point in family T."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,10 @@ class Figures:
         """The points of one card; a hidden card has none."""
         return 0 if card == HIDDEN else self.points[card]
 
+    def strength(self, card: int) -> int:
+        """The strength of one card; a hidden card has none."""
+        return 0 if card == HIDDEN else self.strengths[card]
+
 
 Scorer = Callable[[Figures, pb.Observation, pb.LegalAction], int]
 """The score of one legal action in one observation."""
@@ -103,6 +111,12 @@ def own_side_points(observation: pb.Observation) -> int:
     points = observation.points
     seats = [observation.seat, *observation.teammates]
     return sum(points[seat] for seat in seats if 0 <= seat < len(points))
+
+
+def needs_a_point(observation: pb.Observation) -> bool:
+    """Whether the seat's own points are under one point (3 thirds)."""
+    points, seat = observation.points, observation.seat
+    return (points[seat] if 0 <= seat < len(points) else 0) < ONE_POINT
 
 
 def score_declare(figures: Figures, observation: pb.Observation, action: pb.LegalAction) -> int:
@@ -150,9 +164,12 @@ def beats(figures: Figures, trump_suit: int, card: int, best: int) -> bool:
 def is_winning_card(figures: Figures, observation: pb.Observation,
                     action: pb.LegalAction) -> bool:
     """A single card of family B or T that takes a trick worth the family's threshold from the
-    other side."""
+    other side; in the avoid game, a trick worth anything, and only while the seat needs a point."""
     family = figures.family
     if family is None or len(action.cards) != 1 or action.cards[0] == HIDDEN:
+        return False
+    avoid = figures.game == AVOID_GAME
+    if avoid and not needs_a_point(observation):
         return False
     best = trick_best(figures, observation)
     if best is None or best.seat in observation.teammates:
@@ -161,13 +178,31 @@ def is_winning_card(figures: Figures, observation: pb.Observation,
     if not beats(figures, observation.trump_suit, card, best.card):
         return False
     trick_points = sum(figures.card_points(play.card) for play in observation.trick)
-    return trick_points + figures.card_points(card) >= family.threshold
+    return trick_points + figures.card_points(card) >= (1 if avoid else family.threshold)
 
 
 def score_play(figures: Figures, observation: pb.Observation, action: pb.LegalAction) -> int:
-    """PLAY: the cheapest card, unless a card wins a trick worth taking."""
-    base = 3000 if is_winning_card(figures, observation, action) else 2000
-    return base - figures.values(action.cards)
+    """PLAY: the cheapest card, unless a card wins a trick worth taking; the avoid game's rules
+    for any other card of its own."""
+    if is_winning_card(figures, observation, action):
+        return 3000 - figures.values(action.cards)
+    if figures.game == AVOID_GAME and len(action.cards) == 1 and action.cards[0] != HIDDEN:
+        return score_avoid_play(figures, observation, action.cards[0])
+    return 2000 - figures.values(action.cards)
+
+
+def score_avoid_play(figures: Figures, observation: pb.Observation, card: int) -> int:
+    """A card of the avoid game that is no winning card: lead the strongest card while the seat
+    needs a point, else the cheapest; follow with the dearest card that does not take the lead,
+    else the cheapest."""
+    if not observation.trick:
+        if needs_a_point(observation):
+            return 2000 + figures.strength(card)
+        return 2000 - figures.value(card)
+    best = trick_best(figures, observation)
+    if best is not None and beats(figures, observation.trump_suit, card, best.card):
+        return 1000 - figures.value(card)
+    return 2000 + figures.value(card)
 
 
 def score_play_face_down(figures: Figures, observation: pb.Observation,
@@ -184,7 +219,9 @@ def score_keep_done_draw(figures: Figures, observation: pb.Observation,
 
 def score_give_discard(figures: Figures, observation: pb.Observation,
                        action: pb.LegalAction) -> int:
-    """GIVE, DISCARD: part with the cheapest cards."""
+    """GIVE, DISCARD: part with the cheapest cards; in the avoid game, the dearest."""
+    if figures.game == AVOID_GAME:
+        return 1000 + figures.values(action.cards)
     return 1000 - figures.values(action.cards)
 
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace heuristic {
 namespace {
@@ -33,6 +34,11 @@ constexpr int64_t kPass = 600;
 constexpr int64_t kBid = 900;
 constexpr int kBriscola31Target = 31;
 
+// The game a seat loses by taking the most points, or none: it wants one point, then no more.
+const char kAvoidGame[] = "tressette-non-prendere";
+// The thirds of one point in family T.
+constexpr int kOnePoint = 3;
+
 bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
@@ -49,6 +55,13 @@ int OwnSidePoints(const pb::Observation& observation) {
   int total = points_of(observation.seat());
   for (int teammate : observation.teammates()) total += points_of(teammate);
   return total;
+}
+
+// True while the seat's own points are under one point (3 thirds).
+bool NeedsAPoint(const pb::Observation& observation) {
+  int seat = observation.seat();
+  int own = seat >= 0 && seat < observation.points_size() ? observation.points(seat) : 0;
+  return own < kOnePoint;
 }
 
 int64_t DeclareScore(const pb::Observation& observation) {
@@ -90,6 +103,40 @@ bool Beats(const CardFigures& figures, int trump_suit, int card, int best) {
   int best_suit = figures.Suit(best);
   if (suit == best_suit && figures.Strength(card) > figures.Strength(best)) return true;
   return trump_suit >= 0 && suit == trump_suit && best_suit != trump_suit;
+}
+
+// The best visible card of the trick so far and its seat; -1 and -1 when none is visible.
+std::pair<int, int> TrickBest(const CardFigures& figures, const pb::Observation& observation) {
+  int best = -1;
+  int best_seat = -1;
+  for (const pb::TrickPlay& play : observation.trick()) {
+    if (!figures.Known(play.card())) continue;
+    if (best < 0 || Beats(figures, observation.trump_suit(), play.card(), best)) {
+      best = play.card();
+      best_seat = play.seat();
+    }
+  }
+  return {best, best_seat};
+}
+
+// A PLAY of the avoid game that is no winning card: lead the strongest card while the seat
+// needs a point, else the cheapest; follow with the dearest card that does not take the lead,
+// else the cheapest. A play of other than one visible card scores as in any game.
+int64_t AvoidPlayScore(const CardFigures& figures, const pb::Observation& observation,
+                       const pb::LegalAction& action) {
+  if (action.cards_size() != 1 || !figures.Known(action.cards(0))) {
+    return kPlay - figures.Value(action.cards());
+  }
+  int card = action.cards(0);
+  if (observation.trick_size() == 0) {
+    return NeedsAPoint(observation) ? kPlay + figures.Strength(card)
+                                    : kPlay - figures.Value(card);
+  }
+  int best = TrickBest(figures, observation).first;
+  if (best >= 0 && Beats(figures, observation.trump_suit(), card, best)) {
+    return kNeutral - figures.Value(card);
+  }
+  return kPlay + figures.Value(card);
 }
 
 }  // namespace
@@ -147,23 +194,20 @@ bool IsWinningCard(const CardFigures& figures, const pb::Observation& observatio
   if (observation.trick_size() == 0) return false;
   int card = action.cards(0);
   if (!figures.Known(card)) return false;
-  int trump = observation.trump_suit();
-  int best = -1;
-  int best_seat = -1;
-  int trick_points = 0;
-  for (const pb::TrickPlay& play : observation.trick()) {
-    if (!figures.Known(play.card())) continue;
-    trick_points += figures.Points(play.card());
-    if (best < 0 || Beats(figures, trump, play.card(), best)) {
-      best = play.card();
-      best_seat = play.seat();
-    }
-  }
+  // The avoid game takes a trick worth anything, and only while the seat needs a point.
+  bool avoid = observation.game() == kAvoidGame;
+  if (avoid && !NeedsAPoint(observation)) return false;
+  auto [best, best_seat] = TrickBest(figures, observation);
   // A trick whose cards are all hidden has no best card to take.
   if (best < 0 || Contains(observation.teammates(), best_seat)) return false;
-  if (!Beats(figures, trump, card, best)) return false;
-  int threshold =
-      figures.family() == Family::kBriscola ? kBriscolaThreshold : kTressetteThreshold;
+  if (!Beats(figures, observation.trump_suit(), card, best)) return false;
+  int trick_points = 0;
+  for (const pb::TrickPlay& play : observation.trick()) {
+    if (figures.Known(play.card())) trick_points += figures.Points(play.card());
+  }
+  int threshold = avoid ? 1
+                  : figures.family() == Family::kBriscola ? kBriscolaThreshold
+                                                          : kTressetteThreshold;
   return trick_points + figures.Points(card) >= threshold;
 }
 
@@ -178,8 +222,13 @@ int64_t Score(const CardFigures& figures, const pb::Observation& observation,
       return CaptureScore(figures, observation, action);
     case pb::ACTION_KIND_PLAY:
     case pb::ACTION_KIND_PLAY_FACE_DOWN: {
-      int64_t base = IsWinningCard(figures, observation, action) ? kWinningPlay : kPlay;
-      return base - figures.Value(action.cards());
+      if (IsWinningCard(figures, observation, action)) {
+        return kWinningPlay - figures.Value(action.cards());
+      }
+      if (action.kind() == pb::ACTION_KIND_PLAY && observation.game() == kAvoidGame) {
+        return AvoidPlayScore(figures, observation, action);
+      }
+      return kPlay - figures.Value(action.cards());
     }
     case pb::ACTION_KIND_KEEP:
     case pb::ACTION_KIND_DONE:
@@ -187,6 +236,7 @@ int64_t Score(const CardFigures& figures, const pb::Observation& observation,
       return kNeutral;
     case pb::ACTION_KIND_GIVE:
     case pb::ACTION_KIND_DISCARD:
+      if (observation.game() == kAvoidGame) return kNeutral + figures.Value(action.cards());
       return kNeutral - figures.Value(action.cards());
     case pb::ACTION_KIND_CALL:
       return CallScore(figures, action);

@@ -55,7 +55,8 @@ int64_t Score(const CardFigures& figures, const pb::Observation& observation,
               const pb::LegalAction& action);
 
 // True when a single-card PLAY takes the trick in progress, worth enough points, from a seat
-// that is not a teammate (families B and T only).
+// that is not a teammate (families B and T only); in tressette-non-prendere, a trick worth any
+// point, and only while the seat has taken under one point (3 thirds).
 bool IsWinningCard(const CardFigures& figures, const pb::Observation& observation,
                    const pb::LegalAction& action);
 

@@ -180,6 +180,53 @@ void TestOtherKinds() {
               "redeal");
 }
 
+// An observation of tressette-non-prendere for seat 0, holding `thirds` of its own.
+pb::Observation AvoidObservation(std::initializer_list<std::pair<int, int>> plays, int thirds) {
+  pb::Observation observation = TrickObservation(plays, -1);
+  observation.set_game("tressette-non-prendere");
+  observation.add_points(thirds);
+  observation.add_points(0);
+  observation.add_points(0);
+  return observation;
+}
+
+void TestAvoidGame() {
+  CardFigures figures(Family::kTressette, ItalianDeck());
+  // A two (1 third) over a four is a winning card only while the seat needs a point.
+  pb::LegalAction two = Action(1, pb::ACTION_KIND_PLAY, {Card(0, 1)});
+  ExpectEqual(heuristic::Score(figures, AvoidObservation({{1, Card(0, 3)}}, 2), two),
+              3000 - (16 + 8), "avoid: take a third while needy");
+  ExpectEqual(heuristic::Score(figures, AvoidObservation({{1, Card(0, 3)}}, 3), two),
+              1000 - (16 + 8), "avoid: a card taking the lead once it has a point");
+  // Following a two: the ace and king lose the trick, the three takes it.
+  pb::Observation following = AvoidObservation({{1, Card(0, 1)}}, 3);
+  ExpectEqual(heuristic::Score(figures, following, Action(2, pb::ACTION_KIND_PLAY, {Card(0, 0)})),
+              2000 + 16 * 3 + 7, "avoid: shed an ace under a two");
+  ExpectEqual(heuristic::Score(figures, following, Action(3, pb::ACTION_KIND_PLAY, {Card(0, 9)})),
+              2000 + 16 + 6, "avoid: shed a king under a two");
+  pb::DecisionRequest request;
+  *request.mutable_observation() = following;
+  *request.add_legal_actions() = Action(4, pb::ACTION_KIND_PLAY, {Card(0, 2)});
+  *request.add_legal_actions() = Action(3, pb::ACTION_KIND_PLAY, {Card(0, 9)});
+  *request.add_legal_actions() = Action(2, pb::ACTION_KIND_PLAY, {Card(0, 0)});
+  ExpectEqual(heuristic::Choose(figures, request), 2, "avoid: the dearest card that loses");
+  // Leading: the strongest card while needy, else the cheapest.
+  pb::DecisionRequest lead;
+  *lead.add_legal_actions() = Action(1, pb::ACTION_KIND_PLAY, {Card(0, 0)});
+  *lead.add_legal_actions() = Action(2, pb::ACTION_KIND_PLAY, {Card(2, 2)});
+  *lead.add_legal_actions() = Action(3, pb::ACTION_KIND_PLAY, {Card(3, 3)});
+  *lead.mutable_observation() = AvoidObservation({}, 2);
+  ExpectEqual(heuristic::Choose(figures, lead), 2, "avoid: lead the three while needy");
+  *lead.mutable_observation() = AvoidObservation({}, 5);
+  ExpectEqual(heuristic::Choose(figures, lead), 3, "avoid: lead the four with a point");
+  // Passing and setting aside: the dearest card.
+  ExpectEqual(heuristic::Score(figures, following, Action(5, pb::ACTION_KIND_GIVE, {Card(0, 0)})),
+              1000 + 16 * 3 + 7, "avoid: pass an ace");
+  ExpectEqual(
+      heuristic::Score(figures, following, Action(6, pb::ACTION_KIND_DISCARD, {Card(0, 9)})),
+      1000 + 16 + 6, "avoid: set a king aside");
+}
+
 void TestChoice() {
   CardFigures figures(Family::kOther, ItalianDeck());
   pb::DecisionRequest request;
@@ -199,6 +246,7 @@ int main() {
   TestPlays();
   TestCaptures();
   TestOtherKinds();
+  TestAvoidGame();
   TestChoice();
   if (failures > 0) {
     std::cerr << failures << " check(s) failed" << std::endl;

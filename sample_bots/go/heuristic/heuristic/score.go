@@ -2,6 +2,13 @@ package heuristic
 
 import "cardarena/agentpb"
 
+// AvoidGame is the game a seat loses by taking the most points, or none: it wants one point,
+// then no more.
+const AvoidGame = "tressette-non-prendere"
+
+// OnePoint is the thirds of one point in family T.
+const OnePoint = 3
+
 // Score is the score of one legal action in one observation; the higher, the better.
 func Score(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAction) int {
 	switch action.GetKind() {
@@ -15,6 +22,9 @@ func Score(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAc
 		if IsWinningCard(f, observation, action) {
 			return 3000 - f.Values(action.GetCards())
 		}
+		if f.Game == AvoidGame {
+			return scoreAvoidPlay(f, observation, action)
+		}
 		return 2000 - f.Values(action.GetCards())
 	case agentpb.ActionKind_ACTION_KIND_PLAY_FACE_DOWN:
 		return 2000 - f.Values(action.GetCards())
@@ -22,6 +32,9 @@ func Score(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAc
 		agentpb.ActionKind_ACTION_KIND_DRAW:
 		return 1000
 	case agentpb.ActionKind_ACTION_KIND_GIVE, agentpb.ActionKind_ACTION_KIND_DISCARD:
+		if f.Game == AvoidGame {
+			return 1000 + f.Values(action.GetCards())
+		}
 		return 1000 - f.Values(action.GetCards())
 	case agentpb.ActionKind_ACTION_KIND_CALL:
 		return scoreCall(f, action)
@@ -52,6 +65,45 @@ func OwnSidePoints(observation *agentpb.Observation) int {
 		}
 	}
 	return total
+}
+
+// NeedsAPoint tells whether the seat's own points are under one point (3 thirds).
+func NeedsAPoint(observation *agentpb.Observation) bool {
+	points := observation.GetPoints()
+	seat := observation.GetSeat()
+	own := 0
+	if seat >= 0 && int(seat) < len(points) {
+		own = int(points[seat])
+	}
+	return own < OnePoint
+}
+
+// scoreAvoidPlay: a PLAY of the avoid game that is no winning card. Lead the strongest card
+// while the seat needs a point, else the cheapest; follow with the dearest card that does not
+// take the lead, else the cheapest. A play of other than one visible card scores as in any game.
+func scoreAvoidPlay(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAction) int {
+	cards := action.GetCards()
+	if len(cards) != 1 {
+		return 2000 - f.Values(cards)
+	}
+	card, ok := f.Card(cards[0])
+	if !ok {
+		return 2000 - f.Values(cards)
+	}
+	value := f.Value(cards[0])
+	if len(observation.GetTrick()) == 0 {
+		if NeedsAPoint(observation) {
+			return 2000 + card.Strength
+		}
+		return 2000 - value
+	}
+	if best, ok := TrickBest(f, observation); ok {
+		bestFigures, _ := f.Card(best.GetCard())
+		if Beats(observation.GetTrumpSuit(), card, bestFigures) {
+			return 1000 - value
+		}
+	}
+	return 2000 + value
 }
 
 // scoreCapture: more cards, coins, sevens, the settebello and a sweep of the table score more.
@@ -121,10 +173,19 @@ func TrickBest(f *Figures, observation *agentpb.Observation) (*agentpb.TrickPlay
 }
 
 // IsWinningCard tells whether a PLAY of one card, in family B or T, takes from the other side
-// a trick worth the family's threshold.
+// a trick worth the family's threshold; in the avoid game, a trick worth anything, and only while
+// the seat needs a point.
 func IsWinningCard(f *Figures, observation *agentpb.Observation, action *agentpb.LegalAction) bool {
 	if f.Family == nil || len(action.GetCards()) != 1 {
 		return false
+	}
+	avoid := f.Game == AvoidGame
+	if avoid && !NeedsAPoint(observation) {
+		return false
+	}
+	threshold := f.Family.Threshold
+	if avoid {
+		threshold = 1
 	}
 	card, ok := f.Card(action.GetCards()[0])
 	if !ok {
@@ -142,7 +203,7 @@ func IsWinningCard(f *Figures, observation *agentpb.Observation, action *agentpb
 	for _, play := range observation.GetTrick() {
 		trickPoints += f.CardPoints(play.GetCard())
 	}
-	return trickPoints+card.Points >= f.Family.Threshold
+	return trickPoints+card.Points >= threshold
 }
 
 // isTeammate tells whether a seat is one of the observing seat's known partners.

@@ -104,3 +104,65 @@ func TestBriscola31DeclaresOnlyAt31(t *testing.T) {
 		t.Errorf("30 points: %d", got)
 	}
 }
+
+// avoid is an observation of tressette-non-prendere for seat 0, holding thirds of its own, with
+// the trick's cards played by seats 1 and 2.
+func avoid(thirds int32, trick ...int32) *agentpb.Observation {
+	observation := &agentpb.Observation{Seat: 0, TrumpSuit: -1, Points: []int32{thirds, 0, 0}}
+	for i, card := range trick {
+		observation.Trick = append(observation.Trick, &agentpb.TrickPlay{Seat: int32(i + 1), Card: card})
+	}
+	return observation
+}
+
+func TestTheAvoidGameTakesAnyPointWhileItNeedsOne(t *testing.T) {
+	figures := NewFigures(italianDeck(AvoidGame))
+	two := play(1, 1) // the two of suit 0 (1 third) over the four
+	if got := Score(figures, avoid(2, 3), two); got != 3000-(16+8) {
+		t.Errorf("needy: %d", got)
+	}
+	if got := Score(figures, avoid(3, 3), two); got != 1000-(16+8) {
+		t.Errorf("with a point: %d", got)
+	}
+}
+
+func TestTheAvoidGameShedsTheDearestCardThatLosesTheTrick(t *testing.T) {
+	player := NewPlayer(italianDeck(AvoidGame))
+	request := &agentpb.DecisionRequest{
+		Observation: avoid(3, 1), // a two of suit 0 leads
+		// The three takes the lead; the king and the ace do not.
+		LegalActions: []*agentpb.LegalAction{play(4, 2), play(3, 9), play(2, 0)},
+	}
+	if got := player.Decide(request); got != 2 {
+		t.Errorf("chose %d, want the ace (2)", got)
+	}
+	if got := Score(player.figures, request.Observation, play(3, 9)); got != 2000+16+6 {
+		t.Errorf("king under a two: %d", got)
+	}
+}
+
+func TestTheAvoidGameLeadsTheStrongestCardOnlyWhileItNeedsAPoint(t *testing.T) {
+	player := NewPlayer(italianDeck(AvoidGame))
+	// The ace of suit 0, the three of suit 2, the four of suit 3.
+	actions := []*agentpb.LegalAction{play(1, 0), play(2, 22), play(3, 33)}
+	needy := &agentpb.DecisionRequest{Observation: avoid(2), LegalActions: actions}
+	if got := player.Decide(needy); got != 2 {
+		t.Errorf("needy: chose %d, want the three (2)", got)
+	}
+	safe := &agentpb.DecisionRequest{Observation: avoid(5), LegalActions: actions}
+	if got := player.Decide(safe); got != 3 {
+		t.Errorf("with a point: chose %d, want the four (3)", got)
+	}
+}
+
+func TestTheAvoidGamePassesAndSetsAsideTheDearestCard(t *testing.T) {
+	figures := NewFigures(italianDeck(AvoidGame))
+	give := &agentpb.LegalAction{Id: 1, Kind: agentpb.ActionKind_ACTION_KIND_GIVE, Cards: []int32{0}}
+	if got := Score(figures, avoid(0), give); got != 1000+16*3+7 {
+		t.Errorf("give an ace: %d", got)
+	}
+	discard := &agentpb.LegalAction{Id: 2, Kind: agentpb.ActionKind_ACTION_KIND_DISCARD, Cards: []int32{9}}
+	if got := Score(figures, avoid(0), discard); got != 1000+16+6 {
+		t.Errorf("set aside a king: %d", got)
+	}
+}

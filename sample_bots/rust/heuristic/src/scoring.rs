@@ -10,6 +10,10 @@ const COINS: i32 = 1;
 const SEVEN: i32 = 6;
 /// The game where a declaration claims 31 card points.
 const BRISCOLA_31: &str = "briscola-31";
+/// The game a seat loses by taking the most points, or none: it wants one point, then no more.
+const AVOID_GAME: &str = "tressette-non-prendere";
+/// The thirds of one point in family T.
+const ONE_POINT: i32 = 3;
 
 /// The id of the best-scoring legal action (ties to the lowest id); `None` when there is none.
 pub fn choose(figures: &Figures, request: &DecisionRequest) -> Option<u32> {
@@ -39,8 +43,14 @@ pub fn score(figures: &Figures, observation: &Observation, action: &LegalAction)
         ActionKind::Play if is_winning_card(figures, observation, action) => {
             3000 - figures.values(&action.cards)
         }
+        ActionKind::Play if figures.game == AVOID_GAME => {
+            score_avoid_play(figures, observation, action)
+        }
         ActionKind::Play | ActionKind::PlayFaceDown => 2000 - figures.values(&action.cards),
         ActionKind::Keep | ActionKind::Done | ActionKind::Draw => 1000,
+        ActionKind::Give | ActionKind::Discard if figures.game == AVOID_GAME => {
+            1000 + figures.values(&action.cards)
+        }
         ActionKind::Give | ActionKind::Discard => 1000 - figures.values(&action.cards),
         ActionKind::Call => score_call(figures, action),
         ActionKind::Pass => 600,
@@ -66,6 +76,41 @@ fn own_side_points(observation: &Observation) -> i64 {
         .filter_map(|seat| observation.points.get(seat))
         .map(|&points| i64::from(points))
         .sum()
+}
+
+/// Whether the seat's own points are under one point (3 thirds).
+fn needs_a_point(observation: &Observation) -> bool {
+    let own = usize::try_from(observation.seat)
+        .ok()
+        .and_then(|seat| observation.points.get(seat))
+        .copied()
+        .unwrap_or(0);
+    own < ONE_POINT
+}
+
+/// A PLAY of the avoid game that is no winning card: lead the strongest card while the seat
+/// needs a point, else the cheapest; follow with the dearest card that does not take the lead,
+/// else the cheapest. A play of other than one visible card scores as in any game.
+fn score_avoid_play(figures: &Figures, observation: &Observation, action: &LegalAction) -> i64 {
+    let [card] = action.cards[..] else {
+        return 2000 - figures.values(&action.cards);
+    };
+    let Some(figures_of_card) = figures.card(card) else {
+        return 2000 - figures.values(&action.cards);
+    };
+    if observation.trick.is_empty() {
+        return if needs_a_point(observation) {
+            2000 + i64::from(figures_of_card.strength)
+        } else {
+            2000 - figures.value(card)
+        };
+    }
+    match trick_best(figures, observation) {
+        Some(best) if beats(figures, observation.trump_suit, card, best.card) => {
+            1000 - figures.value(card)
+        }
+        _ => 2000 + figures.value(card),
+    }
 }
 
 /// CAPTURE: 3000, plus cards taken, coins, sevens and the settebello, plus a sweep bonus.
@@ -99,11 +144,17 @@ fn score_call(figures: &Figures, action: &LegalAction) -> i64 {
 }
 
 /// Whether a PLAY of one card takes, in family B or T, a trick worth the family's threshold
-/// from the other side.
+/// from the other side; in the avoid game, a trick worth anything, and only while the seat
+/// needs a point.
 fn is_winning_card(figures: &Figures, observation: &Observation, action: &LegalAction) -> bool {
     let Some(family) = figures.family else {
         return false;
     };
+    let avoid = figures.game == AVOID_GAME;
+    if avoid && !needs_a_point(observation) {
+        return false;
+    }
+    let threshold = if avoid { 1 } else { family.threshold };
     let [card] = action.cards[..] else {
         return false;
     };
@@ -123,7 +174,7 @@ fn is_winning_card(figures: &Figures, observation: &Observation, action: &LegalA
         .iter()
         .map(|play| figures.points(play.card))
         .sum();
-    trick_points + figures.points(card) >= i64::from(family.threshold)
+    trick_points + figures.points(card) >= i64::from(threshold)
 }
 
 /// The best visible card of the trick so far; `None` when no card of it is visible.
@@ -379,6 +430,66 @@ mod tests {
             score(&figures, &trick(&[(1, id(CUPS, FOUR))]), &three),
             2000 - (16 + 9)
         );
+    }
+
+    /// A trick in the avoid game, seen by seat 0 holding `thirds` of its own.
+    fn avoid(plays: &[(i32, i32)], thirds: i32) -> Observation {
+        Observation {
+            points: vec![thirds, 0, 0],
+            ..trick(plays)
+        }
+    }
+
+    #[test]
+    fn the_avoid_game_takes_any_point_while_it_needs_one() {
+        let figures = figures(AVOID_GAME, "italian-40");
+        let two = action(1, ActionKind::Play, &[id(CUPS, TWO)]);
+        let observation = avoid(&[(1, id(CUPS, FOUR))], 2);
+        // A two (1 third) over a four: a trick worth something while the seat has 2 thirds.
+        assert_eq!(score(&figures, &observation, &two), 3000 - (16 + 8));
+        // With 3 thirds (one point) the same card takes the lead: the last resort.
+        assert_eq!(
+            score(&figures, &avoid(&[(1, id(CUPS, FOUR))], 3), &two),
+            1000 - (16 + 8)
+        );
+    }
+
+    #[test]
+    fn the_avoid_game_sheds_the_dearest_card_that_loses_the_trick() {
+        let figures = figures(AVOID_GAME, "italian-40");
+        let ace = action(1, ActionKind::Play, &[id(CUPS, ACE)]);
+        let king = action(2, ActionKind::Play, &[id(CUPS, KING)]);
+        let three = action(3, ActionKind::Play, &[id(CUPS, THREE)]);
+        let observation = avoid(&[(1, id(CUPS, TWO))], 3);
+        assert_eq!(score(&figures, &observation, &ace), 2000 + 16 * 3 + 7);
+        assert_eq!(score(&figures, &observation, &king), 2000 + 16 + 6);
+        assert_eq!(score(&figures, &observation, &three), 1000 - (16 + 9));
+        let actions = vec![three, king, ace];
+        assert_eq!(choose(&figures, &request(observation, actions)), Some(1));
+    }
+
+    #[test]
+    fn the_avoid_game_leads_the_strongest_card_only_while_it_needs_a_point() {
+        let figures = figures(AVOID_GAME, "italian-40");
+        let actions = vec![
+            action(1, ActionKind::Play, &[id(CUPS, ACE)]),
+            action(2, ActionKind::Play, &[id(SWORDS, THREE)]),
+            action(3, ActionKind::Play, &[id(CLUBS, FOUR)]),
+        ];
+        let needy = avoid(&[], 2);
+        assert_eq!(score(&figures, &needy, &actions[1]), 2000 + 9);
+        assert_eq!(choose(&figures, &request(needy, actions.clone())), Some(2));
+        assert_eq!(choose(&figures, &request(avoid(&[], 5), actions)), Some(3));
+    }
+
+    #[test]
+    fn the_avoid_game_passes_and_sets_aside_the_dearest_card() {
+        let figures = figures(AVOID_GAME, "italian-40");
+        let give = action(1, ActionKind::Give, &[id(CUPS, ACE)]);
+        let discard = action(2, ActionKind::Discard, &[id(CUPS, KING)]);
+        let observation = Observation::default();
+        assert_eq!(score(&figures, &observation, &give), 1000 + 16 * 3 + 7);
+        assert_eq!(score(&figures, &observation, &discard), 1000 + 16 + 6);
     }
 
     #[test]

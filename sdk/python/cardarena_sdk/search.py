@@ -237,6 +237,11 @@ def _segment_deal(walker: Walker) -> int:
     return max(deals, default=0)
 
 
+def located_cards(observation: Observation) -> set[int]:
+    """Cards whose place the seat knows in the hands in progress (named cards excepted)."""
+    return _located(observation, _hand_segment_start(observation))
+
+
 def _located(observation: Observation, first_event: int) -> set[int]:
     """Cards whose place the seat knows in the hands in progress (named cards excepted)."""
     cards = set(observation.hand) | set(observation.table)

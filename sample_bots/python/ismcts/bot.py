@@ -1,0 +1,95 @@
+"""Information-set Monte Carlo tree search as an arena bot (``cardarena_sdk.ismcts``).
+
+Per decision the bot grows one search tree over its seat's information sets, drawing a fresh
+state consistent with its observation at every iteration, until its time budget is spent (or
+for a fixed number of iterations), and plays the root action visited most. With one legal
+action it answers at once; when no consistent state can be drawn it plays the arena's
+heuristic instead.
+
+The clock: the search stops at the budget, which is never more than half of the time the
+request leaves (decision time plus bank); an iteration under way then finishes, so a decision
+takes the budget plus at most one iteration (docs/bots.md states the margin measured).
+
+Settings (environment):
+- ``ISMCTS_BUDGET_MS``: time per decision (default 100);
+- ``ISMCTS_ITERATIONS``: iterations per decision instead of a time budget (the bot is then
+  deterministic: the same match and seat give the same answers);
+- ``ISMCTS_ROLLOUT``: ``random`` or ``heuristic`` playouts (default ``heuristic``);
+- ``ISMCTS_EXPLORATION``: the UCB constant on values normalized to [0, 1];
+- ``ISMCTS_POINTS_WEIGHT``: the weight of the last hand's point margin in a playout's value.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+from cardarena_sdk import Bot, MatchInfo, Request, match_seed, reference_policy, serve
+from cardarena_sdk.ismcts import DEFAULT_EXPLORATION, DEFAULT_POINTS_WEIGHT, ISMCTS
+from cardarena_sdk.search import SamplingError
+
+DEFAULT_BUDGET_MS = 100
+"""Time spent on one decision when the request allows it."""
+MAX_SHARE_OF_TIME_LEFT = 0.5
+"""At most this share of the request's time left goes to one decision."""
+DEFAULT_ROLLOUT = "heuristic"
+
+
+class ISMCTSBot(Bot):
+    """The SDK's ISMCTS, sized to a time budget or a number of iterations per decision."""
+
+    name = "ismcts"
+    version = "1.0.0"
+
+    def __init__(self) -> None:
+        """Read the settings from the environment."""
+        env = os.environ
+        self.budget_ms = int(env.get("ISMCTS_BUDGET_MS", DEFAULT_BUDGET_MS))
+        iterations = env.get("ISMCTS_ITERATIONS", "")
+        self.iterations = int(iterations) if iterations else None
+        self.rollout = env.get("ISMCTS_ROLLOUT", DEFAULT_ROLLOUT)
+        self.exploration = float(env.get("ISMCTS_EXPLORATION", DEFAULT_EXPLORATION))
+        self.points_weight = float(env.get("ISMCTS_POINTS_WEIGHT", DEFAULT_POINTS_WEIGHT))
+
+    def on_match_start(self, match: MatchInfo) -> None:
+        """Prepare the search for this match's game and seat."""
+        self.rng = random.Random(match_seed(match))
+        self.search = ISMCTS(match.game, match.seat, self.rng, exploration=self.exploration,
+                             rollout=self.rollout, points_weight=self.points_weight)
+        self.fallback = reference_policy(match, "heuristic")
+
+    def act(self, request: Request) -> int:
+        """The wire id of the root action the search visited most."""
+        observation = request.observation
+        legal = observation.legal_actions
+        if len(legal) == 1:
+            return request.wire_id(legal[0])
+        deadline = None
+        if self.iterations is None:
+            deadline = time.perf_counter() + self._budget_s(request)
+        try:
+            result = self.search.search(observation, iterations=self.iterations,
+                                        deadline=deadline)
+        except SamplingError:
+            return self._fallback(request)
+        request.debug = result.describe()
+        return request.wire_id(result.action)
+
+    def _budget_s(self, request: Request) -> float:
+        """Seconds for this decision: the budget, capped by the time the request leaves."""
+        budget = self.budget_ms
+        left = request.decision_ms + request.bank_ms
+        if left > 0:
+            budget = min(budget, int(left * MAX_SHARE_OF_TIME_LEFT))
+        return max(budget, 1) / 1000
+
+    def _fallback(self, request: Request) -> int:
+        """The heuristic's action, or a random one where the game has no heuristic."""
+        if self.fallback is None:
+            return request.random_action(self.rng)
+        return request.wire_id(self.fallback.act(request.observation))
+
+
+if __name__ == "__main__":
+    serve(ISMCTSBot)

@@ -1,0 +1,261 @@
+"""Information-set Monte Carlo tree search (ISMCTS) over any game of the engine.
+
+This is single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set Monte Carlo
+Tree Search", 2012). One tree is grown for the searching seat. Each iteration:
+
+1. draws a *determinization*: a full state whose ``observation(seat)`` equals the seat's own
+   (``cardarena_sdk.search.Sampler``, the SDK's consistent sampling: the hidden cards placed
+   at random, every sample checked against the observation);
+2. walks down the tree along that state's legal actions, choosing at each node the child of
+   best upper confidence bound (UCB1 with availability counts: a child's exploration term
+   counts the iterations in which it was legal, not the parent's visits), the mover's value
+   being that child's mean;
+3. adds one child for an action not tried yet, plays the state out to the end with the
+   rollout policy (uniformly random, or the arena's heuristic for every seat), and
+4. adds the playout's value for each node's mover to the nodes of the path.
+
+A node stands for the moves made from the root, so its statistics are shared by every
+determinization in which those moves were legal: the tree is one tree over the seat's
+information sets. Children are keyed by the mover and the action, so a state in which another
+seat moves never shares a node's statistics.
+
+Values are the match's returns plus ``points_weight`` times the side's share of the last
+hand's card points (``point_margin``, between -1 and 1: a finer signal than a match won or
+lost). The scale of returns differs from game to game, so the UCB's mean is normalized by the
+least and greatest value seen in this search (as MuZero normalizes its values), and one
+exploration constant serves every game.
+
+The search knows nothing of any game beyond the engine's ``Game``/``State`` API and the
+policies it may call; it sees only the observation it is given.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from arena.games import Game, GameError, Observation, State
+from arena.policies import Policy, make_policy
+from cardarena_sdk.determinize import Determinizer
+from cardarena_sdk.search import Sampler
+
+DEFAULT_EXPLORATION: Final = 0.7
+"""The UCB exploration constant, for values normalized to [0, 1] (tuned: docs/bots.md)."""
+DEFAULT_POINTS_WEIGHT: Final = 1.0
+"""Weight of the last hand's point margin in a playout's value (the return counts 1)."""
+ROLLOUTS: Final = ("random", "heuristic")
+"""The rollout policies a search may use."""
+MAX_STEPS: Final = 100_000
+"""A playout longer than this is a bug in the game."""
+MOVER_SLOTS: Final = 64
+"""Children are keyed ``action * MOVER_SLOTS + mover`` (at most 64 seats)."""
+
+
+class Node:
+    """A node of the tree: the moves from the root to it, seen by the searching seat."""
+
+    __slots__ = ("action", "available", "children", "mover", "parent", "value_sum", "visits")
+
+    def __init__(self, action: int, mover: int, parent: Node | None) -> None:
+        """A node reached by ``mover`` playing ``action`` from ``parent``."""
+        self.action = action
+        self.mover = mover
+        self.parent = parent
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.available = 0
+        """Iterations in which this node's action was legal when its parent was reached."""
+        self.value_sum = 0.0
+        """The summed playout values for ``mover``."""
+
+    def mean(self) -> float:
+        """The mean playout value for the mover (0 before the first visit)."""
+        return self.value_sum / self.visits if self.visits else 0.0
+
+
+@dataclass
+class SearchResult:
+    """What one search found: the action chosen and the root's statistics."""
+
+    action: int
+    iterations: int
+    visits: dict[int, int] = field(default_factory=dict)
+    """Visits of each of the seat's legal actions at the root."""
+    means: dict[int, float] = field(default_factory=dict)
+    """Mean playout value of each root action for the seat."""
+    seconds: float = field(default=0.0, compare=False)
+    """Wall time of the search (not compared: the rest is fixed by the seed)."""
+
+    def describe(self) -> str:
+        """One line for a bot's debug text."""
+        best = self.visits.get(self.action, 0)
+        return (f"ismcts iterations={self.iterations} action={self.action} visits={best} "
+                f"mean={self.means.get(self.action, 0.0):+.3f}")
+
+
+class Rollout:
+    """Plays a state to the end: uniformly random, or the heuristic policy for every seat."""
+
+    def __init__(self, game: Game, kind: str, rng: random.Random) -> None:
+        """The rollout ``kind`` (``ROLLOUTS``); the heuristic falls back to random where a
+        game has none."""
+        if kind not in ROLLOUTS:
+            raise ValueError(
+                f"unknown rollout policy {kind!r}: choose one of {', '.join(ROLLOUTS)}")
+        self.rng = rng
+        self.policies: list[Policy] | None = None
+        if kind == "heuristic":
+            self.policies = _heuristics(game, rng)
+        self.kind = kind if self.policies is not None or kind == "random" else "random"
+
+    def play(self, state: State) -> None:
+        """Play ``state`` (in place) until it is over."""
+        policies = self.policies
+        for _ in range(MAX_STEPS):
+            if state.is_terminal():
+                return
+            if policies is None:
+                state.apply_action(self.rng.choice(state.legal_actions()))
+            else:
+                seat = state.current_player()
+                state.apply_action(policies[seat].act(state.observation(seat)))
+        raise RuntimeError(f"{state.game!r}: no end after {MAX_STEPS} actions")
+
+
+def _heuristics(game: Game, rng: random.Random) -> list[Policy] | None:
+    """The heuristic of ``game`` for every seat, or None when the game has none."""
+    try:
+        return [make_policy("heuristic", game, seat, rng.getrandbits(32))
+                for seat in range(game.num_players)]
+    except GameError:
+        return None
+
+
+def point_margin(state: State, seat: int) -> float:
+    """The seat's side's card points minus the others', over all points, in the last hand."""
+    view = state.observation(seat)
+    total = sum(view.points)
+    if not total:
+        return 0.0
+    side = {seat, *view.teammates}
+    mine = sum(points for other, points in enumerate(view.points) if other in side)
+    return (2 * mine - total) / total
+
+
+class ISMCTS:
+    """Single-observer ISMCTS for one seat of one game (see the module's docstring)."""
+
+    def __init__(self, game: Game, seat: int, rng: random.Random, *,
+                 exploration: float = DEFAULT_EXPLORATION, rollout: str = "random",
+                 points_weight: float = DEFAULT_POINTS_WEIGHT,
+                 sampler: Sampler | None = None) -> None:
+        """Search for ``seat`` of ``game``, drawing every random number from ``rng``."""
+        self.game = game
+        self.seat = seat
+        self.rng = rng
+        self.exploration = exploration
+        self.points_weight = points_weight
+        self.rollout = Rollout(game, rollout, rng)
+        self.sampler = sampler if sampler is not None else Sampler(game)
+        self._low = math.inf
+        self._high = -math.inf
+        self.last_worlds: Determinizer | None = None
+        """The states drawn by the last search (their counts show how they were drawn)."""
+
+    def search(self, observation: Observation, *, iterations: int | None = None,
+               deadline: float | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> SearchResult:
+        """The action to play from ``observation``, after ``iterations`` iterations or until
+        ``clock()`` passes ``deadline`` (at least one iteration; both may be given).
+
+        Raises ``SamplingError`` when no state consistent with the observation can be drawn.
+        """
+        if iterations is None and deadline is None:
+            raise ValueError("give a number of iterations, a deadline, or both")
+        if observation.seat != self.seat:
+            raise ValueError(f"this search is for seat {self.seat}, not {observation.seat}")
+        started = clock()
+        legal = list(observation.legal_actions)
+        root = Node(-1, -1, None)
+        self._low, self._high = math.inf, -math.inf
+        worlds = Determinizer(self.sampler, observation, self.rng)
+        done = 0
+        while iterations is None or done < iterations:
+            if done and deadline is not None and clock() >= deadline:
+                break
+            self._iterate(root, worlds.draw())
+            done += 1
+        self.last_worlds = worlds
+        return self._result(root, legal, done, clock() - started)
+
+    # --- one iteration -------------------------------------------------------------------
+
+    def _iterate(self, root: Node, state: State) -> None:
+        """Select, expand, play out and back up once on the determinization ``state``."""
+        node = root
+        path = [root]
+        while not state.is_terminal():
+            mover = state.current_player()
+            legal = state.legal_actions()
+            children = node.children
+            untried = [action for action in legal
+                       if action * MOVER_SLOTS + mover not in children]
+            if untried:
+                action = self.rng.choice(untried)
+                child = Node(action, mover, node)
+                children[action * MOVER_SLOTS + mover] = child
+                state.apply_action(action)
+                path.append(child)
+                break
+            node = self._select([children[action * MOVER_SLOTS + mover] for action in legal])
+            state.apply_action(node.action)
+            path.append(node)
+        self.rollout.play(state)
+        values = self._values(state, {node.mover for node in path[1:]})
+        for node in path:
+            node.visits += 1
+            if node.mover >= 0:
+                node.value_sum += values[node.mover]
+
+    def _select(self, children: Sequence[Node]) -> Node:
+        """The child of best UCB (every child counted as available)."""
+        low, high = self._low, self._high
+        scale = 1.0 / (high - low) if high > low else 0.0
+        best = children[0]
+        best_score = -math.inf
+        for child in children:
+            child.available += 1
+            mean = (child.mean() - low) * scale if scale else 0.5
+            score = mean + self.exploration * math.sqrt(math.log(child.available) / child.visits)
+            if score > best_score:
+                best, best_score = child, score
+        return best
+
+    def _values(self, state: State, movers: set[int]) -> dict[int, float]:
+        """The finished playout's value for each mover, noting the range of values seen."""
+        returns = state.returns()
+        values = {}
+        for seat in movers:
+            value = returns[seat]
+            if self.points_weight:
+                value += self.points_weight * point_margin(state, seat)
+            values[seat] = value
+            self._low = min(self._low, value)
+            self._high = max(self._high, value)
+        return values
+
+    def _result(self, root: Node, legal: list[int], iterations: int, seconds: float
+                ) -> SearchResult:
+        """The most visited root action (ties to the better mean, then the lower action)."""
+        visits: dict[int, int] = {}
+        means: dict[int, float] = {}
+        for action in legal:
+            child = root.children.get(action * MOVER_SLOTS + self.seat)
+            visits[action] = child.visits if child else 0
+            means[action] = child.mean() if child else 0.0
+        best = max(legal, key=lambda action: (visits[action], means[action], -action))
+        return SearchResult(best, iterations, visits, means, seconds)

@@ -92,6 +92,22 @@ def bench_mc(
     bench_mc_command(deals, bot or SAMPLE_MC, as_json)
 
 
+@bench_app.command("search")
+def bench_search(
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="ID", help="One game id (default: every game).")] = None,
+    positions: Annotated[int, typer.Option(
+        "--positions", min=1, help="Positions searched per game.")] = 5,
+    seconds: Annotated[float, typer.Option(
+        "--seconds", min=0.001, help="CPU time of each search.")] = 0.2,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Measure the SDK's ISMCTS iterations per second against OpenSpiel's ISMCTS."""
+    from arena.cli.bench.search import bench_search_command
+
+    bench_search_command(game, positions, seconds, as_json)
+
+
 @bench_app.command("evaluation")
 def bench_evaluation(
     game: Annotated[str | None, typer.Option(

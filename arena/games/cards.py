@@ -229,11 +229,14 @@ def insert_sorted(cards: list[int], card: int) -> None:
 
 
 def remove_card(cards: list[int], card: int) -> None:
-    """Remove the first ``card`` from ``cards``, which holds it (``list.remove`` on ints)."""
+    """Remove the first ``card`` from ``cards``, which holds it (``list.remove`` on ints).
+
+    Compiled, ``pop`` at an index is a direct call where ``del`` goes through the generic
+    item deletion (about 300 instructions)."""
     index = 0
     while cards[index] != card:
         index += 1
-    del cards[index]
+    cards.pop(index)
 
 
 _IDS: Final[dict[int, tuple[int, ...]]] = {}

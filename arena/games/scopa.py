@@ -74,11 +74,15 @@ from arena.games.scopa_captures import (
     DECK_SIZE,
     MAX_VALUE,
     SET_MASK,
+    SINGLE_OFFSET,
     TAKE_ALL,
+    TAKE_ALL_OFFSET,
     VALUE,
+    VALUE_CARDS,
     VALUE_KEY,
-    capture_offsets,
+    VALUE_MASK,
     decode,
+    set_offsets,
 )
 from arena.games.scopa_scoring import ScoringRules, mask_points
 
@@ -235,8 +239,11 @@ class ScopaState(State[ScopaGame]):
         first = (self._dealer + 1) % n
         for index in range(n):
             seat = (first + index) % n
-            hand = [order[position] for position in range(start + index, stop, n)]
-            hand.sort()
+            hand: list[int] = []
+            position = start + index
+            while position < stop:
+                insert_sorted(hand, order[position])
+                position += n
             hands[seat] = hand
             log.append((_DEAL, seat, tuple(hand), (), 1 << seat))
         self._drawn = stop
@@ -289,7 +296,8 @@ class ScopaState(State[ScopaGame]):
     # --- the API ----------------------------------------------------------------------------
 
     def _legal_play(self) -> list[int]:
-        """Each card of the hand with each capture it may make, or laid down if it takes none."""
+        """Each card of the hand with each capture it may make, or laid down if it takes none
+        (``capture_offsets``, with the equal cards and the ace's take-all worked out here)."""
         seat = self._current
         if seat < 0:
             return []
@@ -298,18 +306,25 @@ class ScopaState(State[ScopaGame]):
         if not table:
             return hand[:]
         game = self.game
-        min_cards = game.min_cards
-        ace_takes_all = game.ace_takes_all
-        keys = self._keys
-        # Per value: its capture offsets, once computed.
-        known: list[list[int] | None] = [None] * (MAX_VALUE + 1)
         legal: list[int] = []
+        # Per value: its set offsets, once searched (made at the first search).
+        known: list[list[int] | None] | None = None
         for card in hand:
             value = VALUE[card]
+            equal: i64 = table & VALUE_MASK[value]
+            if equal:
+                for other in VALUE_CARDS[value]:
+                    if equal & CARD_BIT[other]:
+                        legal.append(card + SINGLE_OFFSET[other])
+                continue
+            if value == 1 and game.ace_takes_all:
+                legal.append(card + TAKE_ALL_OFFSET)
+                continue
+            if known is None:
+                known = [None] * (MAX_VALUE + 1)
             offsets = known[value]
             if offsets is None:
-                offsets = known[value] = capture_offsets(table, keys, value, min_cards,
-                                                         ace_takes_all)
+                offsets = known[value] = set_offsets(self._keys, value, game.min_cards)
             for offset in offsets:
                 legal.append(card + offset)
         legal.sort()

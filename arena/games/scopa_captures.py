@@ -130,18 +130,11 @@ def _grow(keys: list[int], start: int, code: int, need: int, found: list[int]) -
             _grow(keys, index + 1, SET_CHILD[code * DECK_SIZE + key], need - value, found)
 
 
-def capture_offsets(table: i64, keys: list[int], value: int, min_cards: bool,
-                    ace_takes_all: bool) -> list[int]:
-    """What each capture a card of ``value`` may make adds to its id ([0]: none), on the table
-    ``table`` (a card mask) whose value-order keys are ``keys`` (ascending).
-
-    Equal cards first, the whole table for an ace (``ace_takes_all``), else the sets of that
-    sum (only the smallest ones with ``min_cards``). The caller only reads the list.
-    """
-    if table & VALUE_MASK[value]:
-        return [SINGLE_OFFSET[other] for other in VALUE_CARDS[value] if table & CARD_BIT[other]]
-    if value == 1 and ace_takes_all and table:
-        return [TAKE_ALL_OFFSET]
+def set_offsets(keys: list[int], value: int, min_cards: bool) -> list[int]:
+    """What taking each set of two or more table cards worth ``value`` adds to a played card's
+    id ([0]: none), the table's value-order keys being ``keys`` (ascending) and holding no card
+    of that value; only the sets of fewest cards with ``min_cards``. The caller only reads the
+    list."""
     found: list[int] = []
     _grow(keys, 0, 0, value, found)
     if not found:
@@ -152,6 +145,21 @@ def capture_offsets(table: i64, keys: list[int], value: int, min_cards: bool,
             fewest = min(fewest, SET_SIZE[offset // DECK_SIZE])
         return [offset for offset in found if SET_SIZE[offset // DECK_SIZE] == fewest]
     return found
+
+
+def capture_offsets(table: i64, keys: list[int], value: int, min_cards: bool,
+                    ace_takes_all: bool) -> list[int]:
+    """What each capture a card of ``value`` may make adds to its id ([0]: none), on the table
+    ``table`` (a card mask) whose value-order keys are ``keys`` (ascending).
+
+    Equal cards first, the whole table for an ace (``ace_takes_all``), else the sets of that
+    sum (only the smallest ones with ``min_cards``).
+    """
+    if table & VALUE_MASK[value]:
+        return [SINGLE_OFFSET[other] for other in VALUE_CARDS[value] if table & CARD_BIT[other]]
+    if value == 1 and ace_takes_all and table:
+        return [TAKE_ALL_OFFSET]
+    return set_offsets(keys, value, min_cards)
 
 
 def reference_offsets(table: list[int], value: int, min_cards: bool,

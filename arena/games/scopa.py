@@ -66,7 +66,15 @@ from arena.games.api import (
     State,
     play_entries,
 )
-from arena.games.cards import CARD_BIT, HIDDEN, ITALIAN_40, Rank, insert_sorted, remove_card
+from arena.games.cards import (
+    CARD_BIT,
+    HIDDEN,
+    ITALIAN_40,
+    Rank,
+    cards_outside,
+    insert_sorted,
+    remove_card,
+)
 from arena.games.outcomes import pair_outcome, side_outcome
 from arena.games.params import GameSpec, Param, ParamValue
 from arena.games.scopa_captures import (
@@ -99,6 +107,8 @@ _DEAL: Final = EventKind.DEAL
 _HAND_START: Final = EventKind.HAND_START
 _REDEAL: Final = EventKind.REDEAL
 _KING: Final = Rank.RE
+_ALL_CARDS: Final = CARD_BIT[DECK_SIZE] - 1
+"""The card mask of the whole deck."""
 _NO_SCOPA: Final[tuple[int, ...]] = (0,)
 _SCOPA: Final[tuple[int, ...]] = (1,)
 
@@ -152,15 +162,12 @@ class ScopaState(State[ScopaGame]):
     """A Scopa or Scopone match in progress."""
 
     __slots__ = ("_dealer", "_drawn", "_hand_number", "_hands", "_keys", "_last_taker",
-                 "_order", "_phase", "_scope", "_scores", "_table", "_table_bits", "_taken",
-                 "_won")
+                 "_order", "_phase", "_scope", "_scores", "_table_bits", "_taken", "_won")
 
     _hands: list[list[int]]
     """Per seat, its hand, sorted."""
-    _table: list[int]
-    """The table's cards, sorted."""
     _table_bits: i64
-    """The table's cards as a card mask."""
+    """The table's cards as a card mask (``_table`` lists them)."""
     _keys: list[int]
     """The table's cards as value-order keys (``VALUE_KEY``), ascending: what captures search."""
     _order: list[int]
@@ -224,9 +231,12 @@ class ScopaState(State[ScopaGame]):
             bits |= CARD_BIT[card]
             keys.append(VALUE_KEY[card])
         keys.sort()
-        self._table = table
         self._table_bits = bits
         self._keys = keys
+
+    def _table(self) -> tuple[int, ...]:
+        """The table's cards, sorted."""
+        return cards_outside(_ALL_CARDS ^ self._table_bits, DECK_SIZE)
 
     def _deal_round(self, count: int) -> None:
         """Deal ``count`` cards each from the stock, one at a time from the dealer's right."""
@@ -242,8 +252,9 @@ class ScopaState(State[ScopaGame]):
             hand: list[int] = []
             position = start + index
             while position < stop:
-                insert_sorted(hand, order[position])
+                hand.append(order[position])
                 position += n
+            hand.sort()
             hands[seat] = hand
             log.append((_DEAL, seat, tuple(hand), (), 1 << seat))
         self._drawn = stop
@@ -254,7 +265,7 @@ class ScopaState(State[ScopaGame]):
         n = game.num_players
         team_of = game.team_of
         taker = self._dealer if game.leftover_to_dealer else self._last_taker
-        left = tuple(self._table)
+        left = self._table()
         if left and taker >= 0:
             side = team_of[taker]
             self._won[side] = self._won[side] | self._table_bits
@@ -341,22 +352,19 @@ class ScopaState(State[ScopaGame]):
         log = self._log
         log.append(_PLAY_ENTRY[seat][card])
         last_play = self._drawn == len(self._order) and _all_empty(hands)
-        table = self._table
         if code:
             if code == TAKE_ALL:
-                taken = tuple(table)
+                taken = self._table()
                 bits: i64 = self._table_bits
-                table.clear()
                 self._keys.clear()
-                self._table_bits = 0
             else:
                 taken = CAPTURE_SETS[code - 1]
                 bits = SET_MASK[code]
                 keys = self._keys
                 for other in taken:
-                    remove_card(table, other)
                     remove_card(keys, VALUE_KEY[other])
-                self._table_bits &= ~bits
+            table: i64 = self._table_bits & ~bits
+            self._table_bits = table
             won = self._won
             side = game.team_of[seat]
             won[side] = won[side] | bits | CARD_BIT[card]
@@ -368,7 +376,6 @@ class ScopaState(State[ScopaGame]):
             log.append((_CAPTURE, seat, (*taken, card), _SCOPA if sweep else _NO_SCOPA,
                          ALL_SEATS))
         else:
-            insert_sorted(table, card)
             insert_sorted(self._keys, VALUE_KEY[card])
             self._table_bits |= CARD_BIT[card]
         if last_play:
@@ -392,7 +399,7 @@ class ScopaState(State[ScopaGame]):
 
     def action_to_string(self, action: int) -> str:
         """The card played and the cards taken, e.g. ``7D x 3C+4S``, or just ``7D``."""
-        card, taken = decode(action, self._table)
+        card, taken = decode(action, self._table())
         name = ITALIAN_40.short(card)
         if action // DECK_SIZE == TAKE_ALL:
             return f"{name} x all" + (f" ({'+'.join(ITALIAN_40.short(c) for c in taken)})"
@@ -404,7 +411,7 @@ class ScopaState(State[ScopaGame]):
     def action_meaning(self, action: int) -> ActionMeaning:
         """PLAY to lay the card on the table, or CAPTURE of the table cards it takes."""
         label = self.action_to_string(action)
-        card, taken = decode(action, self._table)
+        card, taken = decode(action, self._table())
         if action < DECK_SIZE:
             return ActionMeaning(ActionKind.PLAY, cards=(card,), label=label)
         return ActionMeaning(ActionKind.CAPTURE, cards=(card,), captured=taken, label=label)
@@ -425,7 +432,7 @@ class ScopaState(State[ScopaGame]):
             hand=tuple(self._hands[seat]),
             hand_sizes=tuple(len(h) for h in self._hands),
             trump_suit=HIDDEN,
-            table=tuple(self._table),
+            table=self._table(),
             stock_size=len(self._order) - self._drawn,
             teammates=(partner,) if partner >= 0 else (),
             points=tuple(self._taken),

@@ -59,7 +59,7 @@ def position(game_id: str, n: int, hands: list[str], table: str, params: dict[st
     assert isinstance(state, ScopaState)
     state._hands = [sorted(cards(hand)) for hand in hands]
     state._set_table(sorted(cards(table)))
-    in_play = {c for hand in state._hands for c in hand} | set(state._table)
+    in_play = {c for hand in state._hands for c in hand} | set(state._table())
     state._order = [c for c in range(40) if c not in in_play] if stock else []
     state._drawn = 0
     state._current = 0

@@ -82,13 +82,10 @@ from arena.games.scopa_captures import (
     DECK_SIZE,
     MAX_VALUE,
     SET_MASK,
-    SINGLE_OFFSET,
     TAKE_ALL,
     TAKE_ALL_OFFSET,
     VALUE,
-    VALUE_CARDS,
     VALUE_KEY,
-    VALUE_MASK,
     decode,
     set_offsets,
 )
@@ -109,6 +106,11 @@ _REDEAL: Final = EventKind.REDEAL
 _KING: Final = Rank.RE
 _ALL_CARDS: Final = CARD_BIT[DECK_SIZE] - 1
 """The card mask of the whole deck."""
+_SUIT_SPAN: Final = 10
+"""Card ids per suit."""
+_SUIT_COLUMN: Final = 0x40100401
+"""The card mask of the four aces (ids 0, 10, 20, 30): shifted by ``value - 1``, the cards
+of that value."""
 _NO_SCOPA: Final[tuple[int, ...]] = (0,)
 _SCOPA: Final[tuple[int, ...]] = (1,)
 
@@ -308,7 +310,11 @@ class ScopaState(State[ScopaGame]):
 
     def _legal_play(self) -> list[int]:
         """Each card of the hand with each capture it may make, or laid down if it takes none
-        (``capture_offsets``, with the equal cards and the ace's take-all worked out here)."""
+        (``capture_offsets``, with the equal cards and the ace's take-all worked out here).
+
+        The actions come out sorted without a sort in most positions: the laid-down cards
+        (ids below ``DECK_SIZE``) go in front in hand order, and the captures are sorted only
+        when one came out below the one before."""
         seat = self._current
         if seat < 0:
             return []
@@ -318,27 +324,48 @@ class ScopaState(State[ScopaGame]):
             return hand[:]
         game = self.game
         legal: list[int] = []
+        laid = 0
+        last = -1
+        ordered = True
         # Per value: its set offsets, once searched (made at the first search).
         known: list[list[int] | None] | None = None
         for card in hand:
             value = VALUE[card]
-            equal: i64 = table & VALUE_MASK[value]
+            equal: i64 = table >> value - 1 & _SUIT_COLUMN
             if equal:
-                for other in VALUE_CARDS[value]:
-                    if equal & CARD_BIT[other]:
-                        legal.append(card + SINGLE_OFFSET[other])
+                # Taking the table card of this value in suit s (id s * 10 + value - 1).
+                offset = DECK_SIZE * value
+                while equal:
+                    if equal & 1:
+                        action = card + offset
+                        ordered = ordered and action > last
+                        last = action
+                        legal.append(action)
+                    equal >>= _SUIT_SPAN
+                    offset += DECK_SIZE * _SUIT_SPAN
                 continue
             if value == 1 and game.ace_takes_all:
-                legal.append(card + TAKE_ALL_OFFSET)
+                action = card + TAKE_ALL_OFFSET
+                ordered = ordered and action > last
+                last = action
+                legal.append(action)
                 continue
             if known is None:
                 known = [None] * (MAX_VALUE + 1)
             offsets = known[value]
             if offsets is None:
                 offsets = known[value] = set_offsets(self._keys, value, game.min_cards)
+            if not offsets:
+                legal.insert(laid, card)
+                laid += 1
+                continue
             for offset in offsets:
-                legal.append(card + offset)
-        legal.sort()
+                action = card + offset
+                ordered = ordered and action > last
+                last = action
+                legal.append(action)
+        if not ordered:
+            legal.sort()
         return legal
 
     def _apply_play(self, action: int) -> None:

@@ -48,7 +48,8 @@ TAKE_ALL: Final = len(CAPTURE_SETS) + 1
 TAKE_ALL_OFFSET: Final = DECK_SIZE * TAKE_ALL
 """What taking the whole table adds to the played ace's id."""
 SINGLE_OFFSET: Final = tuple(DECK_SIZE * (1 + SET_INDEX[(card,)]) for card in range(DECK_SIZE))
-"""Per table card, what taking it alone adds to the played card's id."""
+"""Per table card, what taking it alone adds to the played card's id: ``DECK_SIZE * (card + 1)``,
+the single cards coming first in ``CAPTURE_SETS``, by id."""
 NUM_ACTIONS: Final = DECK_SIZE * (TAKE_ALL + 1)
 
 
@@ -132,14 +133,11 @@ def _grow(keys: list[int], start: int, code: int, need: int, found: list[int]) -
 
 def set_offsets(keys: list[int], value: int, min_cards: bool) -> list[int]:
     """What taking each set of two or more table cards worth ``value`` adds to a played card's
-    id ([0]: none), the table's value-order keys being ``keys`` (ascending) and holding no card
-    of that value; only the sets of fewest cards with ``min_cards``. The caller only reads the
-    list."""
+    id (none: empty), the table's value-order keys being ``keys`` (ascending) and holding no
+    card of that value; only the sets of fewest cards with ``min_cards``."""
     found: list[int] = []
     _grow(keys, 0, 0, value, found)
-    if not found:
-        return _LAY_DOWN
-    if min_cards:
+    if min_cards and found:
         fewest = MAX_VALUE
         for offset in found:
             fewest = min(fewest, SET_SIZE[offset // DECK_SIZE])
@@ -159,7 +157,7 @@ def capture_offsets(table: i64, keys: list[int], value: int, min_cards: bool,
         return [SINGLE_OFFSET[other] for other in VALUE_CARDS[value] if table & CARD_BIT[other]]
     if value == 1 and ace_takes_all and table:
         return [TAKE_ALL_OFFSET]
-    return set_offsets(keys, value, min_cards)
+    return set_offsets(keys, value, min_cards) or _LAY_DOWN
 
 
 def reference_offsets(table: list[int], value: int, min_cards: bool,

@@ -13,6 +13,7 @@ from arena.games.scopa import ScopaState
 from arena.games.scopa_captures import (
     CAPTURE_SETS,
     NUM_ACTIONS,
+    SET_SIZE,
     TAKE_ALL,
     VALUE,
     VALUE_KEY,
@@ -323,6 +324,13 @@ def test_legal_actions_match_a_brute_force(game_id: str, n: int,
                 view.hand, view.table, bool(params.get("min_cards_capture")),
                 bool(params.get("asso_piglia_tutto")))
             state.apply_action(chooser.choice(state.legal_actions()))
+
+
+def test_single_cards_come_first_in_id_order() -> None:
+    """Taking one table card adds ``40 * (card + 1)`` (the legal actions work it out so)."""
+    assert [capture_action(0, (other,)) for other in range(40)] == [
+        40 * (other + 1) for other in range(40)]
+    assert min(SET_SIZE[code] for code in range(41, TAKE_ALL)) == 2
 
 
 def test_capture_search_matches_the_plain_subsets() -> None:

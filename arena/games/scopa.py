@@ -88,6 +88,7 @@ from arena.games.scopa_captures import (
     VALUE_KEY,
     decode,
     set_offsets,
+    set_sums,
 )
 from arena.games.scopa_scoring import ScoringRules, mask_points
 
@@ -329,6 +330,7 @@ class ScopaState(State[ScopaGame]):
         ordered = True
         # Per value: its set offsets, once searched (made at the first search).
         known: list[list[int] | None] | None = None
+        sums: i64 = -1
         for card in hand:
             value = VALUE[card]
             equal: i64 = table >> value - 1 & _SUIT_COLUMN
@@ -350,15 +352,17 @@ class ScopaState(State[ScopaGame]):
                 last = action
                 legal.append(action)
                 continue
+            if sums < 0:
+                sums = set_sums(self._keys)
+            if not sums >> value & 1:
+                legal.insert(laid, card)
+                laid += 1
+                continue
             if known is None:
                 known = [None] * (MAX_VALUE + 1)
             offsets = known[value]
             if offsets is None:
                 offsets = known[value] = set_offsets(self._keys, value, game.min_cards)
-            if not offsets:
-                legal.insert(laid, card)
-                laid += 1
-                continue
             for offset in offsets:
                 action = card + offset
                 ordered = ordered and action > last

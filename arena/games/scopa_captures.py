@@ -131,6 +131,22 @@ def _grow(keys: list[int], start: int, code: int, need: int, found: list[int]) -
             _grow(keys, index + 1, SET_CHILD[code * DECK_SIZE + key], need - value, found)
 
 
+_SUMS: Final = (1 << MAX_VALUE + 1) - 1
+"""The bits of the sums 0 to 10."""
+
+
+def set_sums(keys: list[int]) -> i64:
+    """Bit ``v`` set when some set of two or more table cards (value-order keys ``keys``) adds
+    up to ``v`` (at most 10): a search for ``v`` that would find nothing is skipped."""
+    one: i64 = 0
+    two: i64 = 0
+    for key in keys:
+        value = KEY_VALUE[key]
+        two = (two | one << value) & _SUMS
+        one = (one | one << value | CARD_BIT[value]) & _SUMS
+    return two
+
+
 def set_offsets(keys: list[int], value: int, min_cards: bool) -> list[int]:
     """What taking each set of two or more table cards worth ``value`` adds to a played card's
     id (none: empty), the table's value-order keys being ``keys`` (ascending) and holding no

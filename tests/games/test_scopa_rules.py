@@ -21,6 +21,7 @@ from arena.games.scopa_captures import (
     capture_offsets,
     decode,
     reference_offsets,
+    set_sums,
     take_all_action,
 )
 from arena.games.scopa_scoring import (
@@ -346,6 +347,10 @@ def test_capture_search_matches_the_plain_subsets() -> None:
                     found = capture_offsets(mask, keys, value, min_cards, ace_takes_all)
                     assert sorted(found) == reference_offsets(table, value, min_cards,
                                                               ace_takes_all)
+            sets = [subset for size in range(2, len(table) + 1)
+                    for subset in combinations(table, size)
+                    if sum(VALUE[other] for other in subset) == value]
+            assert bool(set_sums(keys) >> value & 1) == bool(sets)
 
 
 def test_mask_points_match_the_piles() -> None:

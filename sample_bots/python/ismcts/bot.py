@@ -16,7 +16,8 @@ Settings (environment):
   deterministic: the same match and seat give the same answers);
 - ``ISMCTS_ROLLOUT``: ``random`` or ``heuristic`` playouts (default ``heuristic``);
 - ``ISMCTS_EXPLORATION``: the UCB constant on values normalized to [0, 1];
-- ``ISMCTS_POINTS_WEIGHT``: the weight of the last hand's point margin in a playout's value.
+- ``ISMCTS_POINTS_WEIGHT``: the weight of the card points in a hand's value (0: the hand's
+  score alone).
 """
 
 from __future__ import annotations

@@ -4,26 +4,28 @@ This is single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set
 Tree Search", 2012). One tree is grown for the searching seat. Each iteration:
 
 1. draws a *determinization*: a full state whose ``observation(seat)`` equals the seat's own
-   (``cardarena_sdk.search.Sampler``, the SDK's consistent sampling: the hidden cards placed
-   at random, every sample checked against the observation);
+   (``cardarena_sdk.determinize``, built on the SDK's consistent sampling: the hidden cards
+   placed at random, every state checked against the observation);
 2. walks down the tree along that state's legal actions, choosing at each node the child of
    best upper confidence bound (UCB1 with availability counts: a child's exploration term
    counts the iterations in which it was legal, not the parent's visits), the mover's value
    being that child's mean;
-3. adds one child for an action not tried yet, plays the state out to the end with the
-   rollout policy (uniformly random, or the arena's heuristic for every seat), and
-4. adds the playout's value for each node's mover to the nodes of the path.
+3. adds one child for an action not tried yet, and plays the state out with the rollout policy
+   (uniformly random, or the arena's heuristic for every seat) until the hand in progress is
+   scored, or the match ends;
+4. adds that hand's value for each node's mover to the nodes of the path.
 
 A node stands for the moves made from the root, so its statistics are shared by every
 determinization in which those moves were legal: the tree is one tree over the seat's
 information sets. Children are keyed by the mover and the action, so a state in which another
 seat moves never shares a node's statistics.
 
-Values are the match's returns plus ``points_weight`` times the side's share of the last
-hand's card points (``point_margin``, between -1 and 1: a finer signal than a match won or
-lost). The scale of returns differs from game to game, so the UCB's mean is normalized by the
-least and greatest value seen in this search (as MuZero normalizes its values), and one
-exploration constant serves every game.
+A hand's value for a seat (``cardarena_sdk.hand_value``) is its score margin, plus
+``points_weight`` times its side's share of the card points, each signed and scaled by what a
+survey of random matches of the game says they are worth: playouts end with the hand, since
+later hands' cards would drown the move at hand. Values are normalized, for the UCB, by the
+least and greatest seen in the search (as MuZero normalizes its values), so one exploration
+constant serves every game.
 
 The search knows nothing of any game beyond the engine's ``Game``/``State`` API and the
 policies it may call; it sees only the observation it is given.
@@ -41,12 +43,13 @@ from typing import Final
 from arena.games import Game, GameError, Observation, State
 from arena.policies import Policy, make_policy
 from cardarena_sdk.determinize import Determinizer
+from cardarena_sdk.hand_value import HandWatch, hand_value
 from cardarena_sdk.search import Sampler
 
 DEFAULT_EXPLORATION: Final = 0.7
 """The UCB exploration constant, for values normalized to [0, 1] (tuned: docs/bots.md)."""
 DEFAULT_POINTS_WEIGHT: Final = 1.0
-"""Weight of the last hand's point margin in a playout's value (the return counts 1)."""
+"""Weight of the side's card-point share in a hand's value (``cardarena_sdk.hand_value``)."""
 ROLLOUTS: Final = ("random", "heuristic")
 """The rollout policies a search may use."""
 MAX_STEPS: Final = 100_000
@@ -98,7 +101,7 @@ class SearchResult:
 
 
 class Rollout:
-    """Plays a state to the end: uniformly random, or the heuristic policy for every seat."""
+    """Plays a state on: uniformly random, or the heuristic policy for every seat."""
 
     def __init__(self, game: Game, kind: str, rng: random.Random) -> None:
         """The rollout ``kind`` (``ROLLOUTS``); the heuristic falls back to random where a
@@ -112,11 +115,11 @@ class Rollout:
             self.policies = _heuristics(game, rng)
         self.kind = kind if self.policies is not None or kind == "random" else "random"
 
-    def play(self, state: State) -> None:
-        """Play ``state`` (in place) until it is over."""
+    def play(self, state: State, watch: HandWatch) -> None:
+        """Play ``state`` (in place) until the watched hand is scored or the match is over."""
         policies = self.policies
         for _ in range(MAX_STEPS):
-            if state.is_terminal():
+            if state.is_terminal() or watch.scored(state):
                 return
             if policies is None:
                 state.apply_action(self.rng.choice(state.legal_actions()))
@@ -135,17 +138,6 @@ def _heuristics(game: Game, rng: random.Random) -> list[Policy] | None:
         return None
 
 
-def point_margin(state: State, seat: int) -> float:
-    """The seat's side's card points minus the others', over all points, in the last hand."""
-    view = state.observation(seat)
-    total = sum(view.points)
-    if not total:
-        return 0.0
-    side = {seat, *view.teammates}
-    mine = sum(points for other, points in enumerate(view.points) if other in side)
-    return (2 * mine - total) / total
-
-
 class ISMCTS:
     """Single-observer ISMCTS for one seat of one game (see the module's docstring)."""
 
@@ -160,6 +152,7 @@ class ISMCTS:
         self.exploration = exploration
         self.points_weight = points_weight
         self.rollout = Rollout(game, rollout, rng)
+        self.hand_value = hand_value(game, points_weight)
         self.sampler = sampler if sampler is not None else Sampler(game)
         self._low = math.inf
         self._high = -math.inf
@@ -198,7 +191,8 @@ class ISMCTS:
         """Select, expand, play out and back up once on the determinization ``state``."""
         node = root
         path = [root]
-        while not state.is_terminal():
+        watch = HandWatch(state.event_count())
+        while not state.is_terminal() and not watch.scored(state):
             mover = state.current_player()
             legal = state.legal_actions()
             children = node.children
@@ -214,8 +208,8 @@ class ISMCTS:
             node = self._select([children[action * MOVER_SLOTS + mover] for action in legal])
             state.apply_action(node.action)
             path.append(node)
-        self.rollout.play(state)
-        values = self._values(state, {node.mover for node in path[1:]})
+        self.rollout.play(state, watch)
+        values = self._values(state, watch, {node.mover for node in path[1:]})
         for node in path:
             node.visits += 1
             if node.mover >= 0:
@@ -235,15 +229,11 @@ class ISMCTS:
                 best, best_score = child, score
         return best
 
-    def _values(self, state: State, movers: set[int]) -> dict[int, float]:
-        """The finished playout's value for each mover, noting the range of values seen."""
-        returns = state.returns()
-        values = {}
-        for seat in movers:
-            value = returns[seat]
-            if self.points_weight:
-                value += self.points_weight * point_margin(state, seat)
-            values[seat] = value
+    def _values(self, state: State, watch: HandWatch, movers: set[int]) -> dict[int, float]:
+        """The playout's value for each mover (the hand's, see ``hand_value``), noting the
+        range of values seen."""
+        values = self.hand_value.values(state, watch.score, watch.points, movers)
+        for value in values.values():
             self._low = min(self._low, value)
             self._high = max(self._high, value)
         return values

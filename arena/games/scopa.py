@@ -81,7 +81,6 @@ from arena.games.scopa_captures import (
     CAPTURE_SETS,
     DECK_SIZE,
     MAX_VALUE,
-    SET_MASK,
     TAKE_ALL,
     TAKE_ALL_OFFSET,
     VALUE,
@@ -390,9 +389,10 @@ class ScopaState(State[ScopaGame]):
                 self._keys.clear()
             else:
                 taken = CAPTURE_SETS[code - 1]
-                bits = SET_MASK[code]
+                bits = 0
                 keys = self._keys
                 for other in taken:
+                    bits |= CARD_BIT[other]
                     remove_card(keys, VALUE_KEY[other])
             table: i64 = self._table_bits & ~bits
             self._table_bits = table

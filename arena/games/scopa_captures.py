@@ -7,7 +7,7 @@ an ace that takes the whole table (``asso_piglia_tutto``).
 
 The captures a card may make are found on the table as a card mask and its cards in value
 order (``capture_offsets``): a search over the table that walks a prebuilt tree of the sets
-(``SET_CHILD``), so each set it finds is already its code. ``reference_offsets`` is the plain
+(``set_tree``), so each set it finds is already its code. ``reference_offsets`` is the plain
 version, trying every subset of the table, which the tests compare with it.
 """
 
@@ -92,11 +92,6 @@ VALUE_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
 VALUE_MASK: Final[tuple[int, ...]] = tuple(
     sum(CARD_BIT[card] for card in cards) for cards in VALUE_CARDS)
 """Per value, the card mask of its cards."""
-SET_SIZE: Final[tuple[int, ...]] = (0, *(len(cards) for cards in CAPTURE_SETS))
-"""Per code, how many cards its set takes."""
-SET_MASK: Final[tuple[int, ...]] = (0, *(sum(CARD_BIT[card] for card in cards)
-                                         for cards in CAPTURE_SETS))
-"""Per code, the card mask of its set."""
 
 
 def _set_tree() -> tuple[int, ...]:
@@ -112,23 +107,37 @@ def _set_tree() -> tuple[int, ...]:
     return tuple(child)
 
 
-SET_CHILD: Final[tuple[int, ...]] = _set_tree()
+_TREE: Final[list[tuple[int, ...]]] = []
+"""The tree of the sets (``_set_tree``), made at the first search: about 160,000 entries, which
+every process that imports the game would otherwise build."""
+
+
+def set_tree() -> tuple[int, ...]:
+    """The tree of the sets: ``[code * DECK_SIZE + key]`` is the code of set ``code`` grown by
+    the card of value-order ``key`` (0: none)."""
+    if not _TREE:
+        _TREE.append(_set_tree())
+    return _TREE[0]
+
+
 _LAY_DOWN: Final[list[int]] = [0]
 
 
-def _grow(keys: list[int], start: int, code: int, need: int, found: list[int]) -> None:
+def _grow(tree: tuple[int, ...], keys: list[int], start: int, code: int, need: int,
+          found: list[int]) -> None:
     """Add to ``found`` the offsets of the sets that extend set ``code`` with table cards
-    from ``keys[start:]`` (value-order keys, ascending) worth ``need`` more."""
+    from ``keys[start:]`` (value-order keys, ascending) worth ``need`` more, walking
+    ``tree`` (``set_tree``)."""
     for index in range(start, len(keys)):
         key = keys[index]
         value = KEY_VALUE[key]
         if value >= need:
             if value == need:
-                found.append(DECK_SIZE * SET_CHILD[code * DECK_SIZE + key])
+                found.append(DECK_SIZE * tree[code * DECK_SIZE + key])
                 continue
             return
         if need - value >= value:
-            _grow(keys, index + 1, SET_CHILD[code * DECK_SIZE + key], need - value, found)
+            _grow(tree, keys, index + 1, tree[code * DECK_SIZE + key], need - value, found)
 
 
 _SUMS: Final = (1 << MAX_VALUE + 1) - 1
@@ -152,12 +161,13 @@ def set_offsets(keys: list[int], value: int, min_cards: bool) -> list[int]:
     id (none: empty), the table's value-order keys being ``keys`` (ascending) and holding no
     card of that value; only the sets of fewest cards with ``min_cards``."""
     found: list[int] = []
-    _grow(keys, 0, 0, value, found)
+    _grow(set_tree(), keys, 0, 0, value, found)
     if min_cards and found:
         fewest = MAX_VALUE
         for offset in found:
-            fewest = min(fewest, SET_SIZE[offset // DECK_SIZE])
-        return [offset for offset in found if SET_SIZE[offset // DECK_SIZE] == fewest]
+            fewest = min(fewest, len(CAPTURE_SETS[offset // DECK_SIZE - 1]))
+        return [offset for offset in found
+                if len(CAPTURE_SETS[offset // DECK_SIZE - 1]) == fewest]
     return found
 
 

@@ -88,16 +88,28 @@ _SUIT_BITS: Final = ITALIAN_40.ranks
 _SUIT_MASK: Final = (1 << _SUIT_BITS) - 1
 _DENARI_SHIFT: Final = Suit.DENARI * _SUIT_BITS
 _RANK_PRIMIERA: Final = PRIMIERA_VALUE
-SUIT_COUNT: Final[tuple[int, ...]] = tuple(
-    bin(bits).count("1") for bits in range(_SUIT_MASK + 1))
+
+
+def _suit_tables() -> tuple[tuple[int, ...], ...]:
+    """Per ten bits of a suit: how many cards they hold, the primiera value of the best one
+    (0: none), and how many they hold in sequence from the ace."""
+    count = [0] * (_SUIT_MASK + 1)
+    best = [0] * (_SUIT_MASK + 1)
+    run = [0] * (_SUIT_MASK + 1)
+    for bits in range(1, _SUIT_MASK + 1):
+        rest = bits & (bits - 1)
+        count[bits] = count[rest] + 1
+        best[bits] = max(best[rest], _RANK_PRIMIERA[(bits ^ rest).bit_length() - 1])
+        run[bits] = run[bits >> 1] + 1 if bits & 1 else 0
+    return tuple(count), tuple(best), tuple(run)
+
+
+_SUIT_TABLES: Final = _suit_tables()
+SUIT_COUNT: Final[tuple[int, ...]] = _SUIT_TABLES[0]
 """Per ten bits of a suit, how many cards they hold."""
-SUIT_PRIMIERA: Final[tuple[int, ...]] = tuple(
-    max([_RANK_PRIMIERA[rank] for rank in range(_SUIT_BITS) if bits >> rank & 1], default=0)
-    for bits in range(_SUIT_MASK + 1))
+SUIT_PRIMIERA: Final[tuple[int, ...]] = _SUIT_TABLES[1]
 """Per ten bits of a suit, the primiera value of its best card (0: none)."""
-SUIT_RUN: Final[tuple[int, ...]] = tuple(
-    next(rank for rank in range(_SUIT_BITS + 1) if not bits >> rank & 1)
-    for bits in range(_SUIT_MASK + 1))
+SUIT_RUN: Final[tuple[int, ...]] = _SUIT_TABLES[2]
 """Per ten bits of a suit, how many of its cards it holds in sequence from the ace."""
 
 

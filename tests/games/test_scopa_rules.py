@@ -13,7 +13,6 @@ from arena.games.scopa import ScopaState
 from arena.games.scopa_captures import (
     CAPTURE_SETS,
     NUM_ACTIONS,
-    SET_SIZE,
     TAKE_ALL,
     VALUE,
     VALUE_KEY,
@@ -331,7 +330,7 @@ def test_single_cards_come_first_in_id_order() -> None:
     """Taking one table card adds ``40 * (card + 1)`` (the legal actions work it out so)."""
     assert [capture_action(0, (other,)) for other in range(40)] == [
         40 * (other + 1) for other in range(40)]
-    assert min(SET_SIZE[code] for code in range(41, TAKE_ALL)) == 2
+    assert min(len(CAPTURE_SETS[code - 1]) for code in range(41, TAKE_ALL)) == 2
 
 
 def test_capture_search_matches_the_plain_subsets() -> None:

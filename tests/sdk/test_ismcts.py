@@ -91,18 +91,21 @@ class SteppingClock:
 
 
 def test_a_search_stops_at_its_deadline() -> None:
-    """The deadline is read before each iteration: with a clock that moves 1 each reading
-    (one at the start, one before each iteration after the first), a deadline of 10 allows
-    the iterations that start before it, and at least one when it has already passed."""
+    """The clock is read before each iteration (and by the sampler while it repairs): with a
+    clock that moves 1 a reading, a deadline of 20 ends the search once a reading passes 20,
+    within one iteration's readings; a deadline already passed leaves no time to draw even
+    the first state; an iteration budget ends it sooner."""
     game = load_game("briscola")
     state = decision_state(game, 1, 4)
     observation = state.observation(state.current_player())
     search = ISMCTS(game, observation.seat, random.Random(1))
-    result = search.search(observation, deadline=10.0, clock=SteppingClock(1.0))
-    assert result.iterations == 9
-    late = search.search(observation, deadline=-1.0, clock=SteppingClock(1.0))
-    assert late.iterations == 1
-    capped = search.search(observation, iterations=3, deadline=10.0, clock=SteppingClock(1.0))
+    clock = SteppingClock(1.0)
+    result = search.search(observation, deadline=20.0, clock=clock)
+    assert 1 <= result.iterations < 20
+    assert 20 < clock.now <= 20 + 3
+    with pytest.raises(SamplingError, match="before the deadline"):
+        search.search(observation, deadline=-1.0, clock=SteppingClock(1.0))
+    capped = search.search(observation, iterations=3, deadline=1e9, clock=SteppingClock(1.0))
     assert capped.iterations == 3
 
 

@@ -72,8 +72,9 @@ def play_match(game_id: str, players: int, seed: int, budget_ms: int,
 
 def test_mc_bot_plays_legal_actions_from_requests() -> None:
     """Through a whole Briscola match every answer is legal and each search finished samples
-    (the bot's clock moves 1 ms a reading: at most 4 readings a sample, 5 ms a decision)."""
-    samples, state = play_match("briscola", 2, 3, budget_ms=5, clock=SteppingClock(0.001))
+    (the bot's clock moves 1 ms a reading, and the sampler reads it too while it replays: 20
+    ms a decision)."""
+    samples, state = play_match("briscola", 2, 3, budget_ms=20, clock=SteppingClock(0.001))
     assert samples and all(count >= 1 for count in samples)
     assert state.is_terminal()
 

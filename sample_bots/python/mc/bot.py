@@ -126,7 +126,7 @@ class MCBot(Bot):
         samples = 0
         while time.perf_counter() < deadline:
             try:
-                state = self.sampler.sample(observation, self.rng)
+                state = self.sampler.sample(observation, self.rng, deadline, time.perf_counter)
             except SamplingError:
                 break
             values = self.evaluate(state, legal, deadline)

@@ -70,7 +70,8 @@ class ISMCTSArenaBot(Bot):
         if len(legal) == 1:
             return request.wire_id(legal[0])
         try:
-            world = self.sampler.sample(observation, self.rng)
+            world = self.sampler.sample(observation, self.rng,
+                                        time.perf_counter() + self._budget_s(request))
         except SamplingError:
             return self._fallback(request)
         simulations = self._simulations(request)
@@ -85,12 +86,17 @@ class ISMCTSArenaBot(Bot):
         request.debug = f"ismcts simulations={simulations}"
         return request.wire_id(action)
 
-    def _simulations(self, request: Request) -> int:
-        """How many simulations fit the budget at the measured time of one."""
+    def _budget_s(self, request: Request) -> float:
+        """Seconds for this decision: the budget, capped by the time the request leaves."""
         budget_s = self.budget_ms / 1000
         left = request.decision_ms + request.bank_ms
         if left > 0:
             budget_s = min(budget_s, left * MAX_SHARE_OF_TIME_LEFT / 1000)
+        return budget_s
+
+    def _simulations(self, request: Request) -> int:
+        """How many simulations fit the budget at the measured time of one."""
+        budget_s = self._budget_s(request)
         if self.simulation_s is None:
             return FIRST_SIMULATIONS
         return max(MIN_SIMULATIONS, min(MAX_SIMULATIONS, int(budget_s / self.simulation_s)))

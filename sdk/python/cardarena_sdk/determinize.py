@@ -9,12 +9,15 @@ there and the seat's observation is unchanged: rejection sampling, so the kept s
 uniform among the permutations the seat cannot tell apart. A few rejections in a row fall back
 to a fresh sample from the ``Sampler`` (which also becomes the state later draws permute); a
 view that rejects most permutations (late in a hand where voids are known, say) goes to the
-``Sampler`` straight away.
+``Sampler`` straight away. With a deadline, the ``Sampler`` gives up when it passes: the first
+draw then raises ``SamplingError``, a later one repeats the last state.
 """
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from typing import Final
 
 from arena.games import GameError, Observation, State
@@ -32,16 +35,20 @@ JUDGE_AFTER: Final = 20
 class Determinizer:
     """Draws states consistent with one observation (see the module's docstring)."""
 
-    def __init__(self, sampler: Sampler, observation: Observation, rng: random.Random) -> None:
+    def __init__(self, sampler: Sampler, observation: Observation, rng: random.Random,
+                 deadline: float | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         """Draw for ``observation`` with ``sampler``'s game; raises ``SamplingError`` when no
-        consistent state can be found."""
+        consistent state can be found (before ``deadline``, a time of ``clock``, if given)."""
         self.sampler = sampler
         self.observation = observation
         self.rng = rng
+        self.deadline = deadline
+        self.clock = clock
         game = sampler.game
         self.game = game
         self._fixed = located_cards(observation) | set_aside_cards(game)
-        self._base = sampler.sample(observation, rng)
+        self._base = sampler.sample(observation, rng, deadline, clock)
         self._places = self._movable_places(self._base)
         self.tried = 0
         self.accepted = 0
@@ -57,9 +64,10 @@ class Determinizer:
                     self.accepted += 1
                     return state
         try:
-            self._base = self.sampler.sample(self.observation, self.rng)
+            self._base = self.sampler.sample(self.observation, self.rng, self.deadline,
+                                             self.clock)
         except SamplingError:
-            return self._base.clone()  # a rare miss: the last consistent state again
+            return self._base.clone()  # a miss, or no time left: the last state again
         self._places = self._movable_places(self._base)
         self.sampled += 1
         return self._base.clone()

@@ -165,7 +165,8 @@ class ISMCTS:
         """The action to play from ``observation``, after ``iterations`` iterations or until
         ``clock()`` passes ``deadline`` (at least one iteration; both may be given).
 
-        Raises ``SamplingError`` when no state consistent with the observation can be drawn.
+        Raises ``SamplingError`` when no state consistent with the observation can be drawn
+        (before the deadline, when there is one).
         """
         if iterations is None and deadline is None:
             raise ValueError("give a number of iterations, a deadline, or both")
@@ -175,7 +176,7 @@ class ISMCTS:
         legal = list(observation.legal_actions)
         root = Node(-1, -1, None)
         self._low, self._high = math.inf, -math.inf
-        worlds = Determinizer(self.sampler, observation, self.rng)
+        worlds = Determinizer(self.sampler, observation, self.rng, deadline, clock)
         done = 0
         while iterations is None or done < iterations:
             if done and deadline is not None and clock() >= deadline:

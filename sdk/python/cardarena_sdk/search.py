@@ -17,8 +17,9 @@ with the cards the seat has not located shuffled, so that later samples need few
 from __future__ import annotations
 
 import random
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.games import EventKind, Game, Observation, State
@@ -29,6 +30,7 @@ from cardarena_sdk.search_walk import (
     Checkpoint,
     Failure,
     FailureKind,
+    OutOfTime,
     Walker,
     names_only,
     set_aside_cards,
@@ -80,15 +82,25 @@ class Sampler:
         self.game = game
         self._last: dict[int, _Solution] = {}
 
-    def sample(self, observation: Observation, rng: random.Random) -> State:
-        """A state made by the engine whose ``observation(seat)`` equals ``observation``."""
+    def sample(self, observation: Observation, rng: random.Random,
+               deadline: float | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> State:
+        """A state made by the engine whose ``observation(seat)`` equals ``observation``.
+
+        With a ``deadline`` (a time of ``clock``), a search still repairing when it passes
+        gives up with ``SamplingError``, so a bot on a clock can play its fallback in time.
+        """
         _check(self.game, observation)
         seat = observation.seat
         reused = self._reusable(observation)
         failures: list[Failure] = []
         for attempt in range(SEED_ATTEMPTS):
             walker = self._walker(observation, rng, reused if attempt == 0 else None)
-            outcome = _search(walker)
+            outcome = _search(walker, deadline, clock)
+            if outcome is None:
+                raise SamplingError(
+                    f"{self.game!r}: no state found for seat {seat}'s view of "
+                    f"{len(observation.events)} events before the deadline")
             if isinstance(outcome, Failure):
                 failures.append(outcome)
                 continue
@@ -187,15 +199,23 @@ def _check(game: Game, observation: Observation) -> None:
             f"not of {game.id} with {game.num_players}")
 
 
-def _search(walker: Walker) -> State | Failure:
-    """Replay and repair until the walker reproduces the observation, or give up."""
+def _search(walker: Walker, deadline: float | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> State | Failure | None:
+    """Replay and repair until the walker reproduces the observation, or give up (None when
+    the deadline passed first)."""
     furthest = -1
     stalled = 0
     earlier = 0
     signature: tuple[object, ...] | None = None
     failure: Failure | None = None
+    walker.deadline, walker.clock = deadline, clock
     for _ in range(REPAIRS_PER_ATTEMPT):
-        outcome = walker.walk()
+        if deadline is not None and clock() > deadline:
+            return None
+        try:
+            outcome = walker.walk()
+        except OutOfTime:
+            return None
         if isinstance(outcome, State):
             return outcome
         failure = outcome

@@ -12,14 +12,17 @@ fits, or an event the action brings (a deal, a draw) shows other cards, the walk
 from __future__ import annotations
 
 import random
+import time
 from bisect import bisect_right
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
 from arena.games import Event, EventKind, Game, Observation, State
 from arena.games.cards import HIDDEN
 
+CLOCK_EVERY = 32
+"""A walk with a deadline reads the clock every this many steps."""
 BACKTRACKS_PER_WALK = 64
 """Choice points revisited in one walk before its deepest failure is handed to the repairs."""
 IDENTITY_CHECKS = 8
@@ -84,6 +87,10 @@ class Choice:
     remaining: list[int]
 
 
+class OutOfTime(Exception):
+    """A walk's deadline passed."""
+
+
 @dataclass
 class Walker:
     """A candidate match (deal orders and seed) replayed against one seat's observation."""
@@ -98,6 +105,9 @@ class Walker:
     """Observed-event index at which each deal order was first seen consumed."""
     forbidden: dict[tuple[int, int], set[int]] = field(default_factory=dict)
     """(deal, seat) -> cards the seat cannot have held when it acted (learned from repairs)."""
+    deadline: float | None = None
+    """When ``clock()`` passes it, a walk raises ``OutOfTime``."""
+    clock: Callable[[], float] = time.perf_counter
 
     def __post_init__(self) -> None:
         """Index the observed events."""
@@ -158,7 +168,12 @@ class Walker:
         stack: list[Choice] = []
         deepest: Failure | None = None
         backtracks = 0
+        steps = 0
         while True:
+            steps += 1
+            if self.deadline is not None and steps % CLOCK_EVERY == 0 and (
+                    self.clock() > self.deadline):
+                raise OutOfTime
             outcome = self._advance(state, pos, logpos, stack)
             if isinstance(outcome, State):
                 return outcome

@@ -3,6 +3,7 @@ budget, bounded by its deadline, and blind to everything but the seat's observat
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -12,6 +13,7 @@ from cardarena_sdk.search import Sampler, SamplingError
 
 from arena.games import Game, State, game_ids, load_game
 from arena.games.testing import states_at
+from arena.policies import make_policy
 from tests.conformance.harness import playout
 from tests.sdk.test_search import may_fail
 
@@ -173,3 +175,40 @@ def test_availability_counts_the_iterations_a_child_was_legal() -> None:
     expanding = len(children)
     assert all(child.available == 50 - expanding for child in children)
     assert {child.action * MOVER_SLOTS + child.mover for child in children} == set(root.children)
+
+
+@pytest.mark.parametrize("game_id", ["briscola", "scopone", "tressette-pozzo"])
+def test_a_guide_is_followed_unless_the_search_is_surely_better(game_id: str) -> None:
+    """With an endless confidence bar the guide's (the heuristic's) action is always played;
+    with none, the search's own most visited action; the guide's action is reported."""
+    game = load_game(game_id)
+    state = decision_state(game, 6, 5)
+    seat = state.current_player()
+    observation = state.observation(seat)
+    heuristic = make_policy("heuristic", game, seat, 0).act(observation)
+    strict = ISMCTS(game, seat, random.Random(3), guide="heuristic", confidence=math.inf)
+    result = strict.search(observation, iterations=30)
+    assert (result.action, result.guide) == (heuristic, heuristic)
+    loose = ISMCTS(game, seat, random.Random(3), guide="heuristic", confidence=-math.inf)
+    unguided = ISMCTS(game, seat, random.Random(3)).search(observation, iterations=30)
+    assert unguided.guide is None
+    guided = loose.search(observation, iterations=30)
+    most = max(guided.visits.values())
+    assert guided.visits[guided.action] == most
+
+
+def test_the_guide_is_overruled_only_by_a_clear_gap() -> None:
+    """A root child's mean must beat the guide's by the confidence times the standard error of
+    the difference of the two means."""
+    search = ISMCTS(load_game("briscola"), 0, random.Random(0), confidence=2.0)
+    root = Node(-1, -1, None)
+    for action, values in ((1, [1.0, 0.8, 1.2, 1.0]), (2, [0.0, 0.2, -0.2, 0.0])):
+        child = root.children[action * MOVER_SLOTS] = Node(action, 0, root)
+        for value in values:
+            child.visits += 1
+            child.value_sum += value
+            child.value_squares += value * value
+    assert search._surely_better(root, 1, 2)
+    assert not search._surely_better(root, 2, 1)
+    search.confidence = 20.0
+    assert not search._surely_better(root, 1, 2)

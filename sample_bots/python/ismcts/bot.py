@@ -2,9 +2,10 @@
 
 Per decision the bot grows one search tree over its seat's information sets, drawing a fresh
 state consistent with its observation at every iteration, until its time budget is spent (or
-for a fixed number of iterations), and plays the root action visited most. With one legal
-action it answers at once; when no consistent state can be drawn it plays the arena's
-heuristic instead.
+for a fixed number of iterations). It plays the arena's heuristic's action unless the search
+finds another clearly better (the heuristic is the search's guide), in which case it plays
+the root action visited most. With one legal action it answers at once; when no consistent
+state can be drawn in time it plays the heuristic.
 
 The clock: the search stops at the budget, which is never more than half of the time the
 request leaves (decision time plus bank); an iteration under way then finishes, so a decision
@@ -14,7 +15,9 @@ Settings (environment):
 - ``ISMCTS_BUDGET_MS``: time per decision (default 100);
 - ``ISMCTS_ITERATIONS``: iterations per decision instead of a time budget (the bot is then
   deterministic: the same match and seat give the same answers);
-- ``ISMCTS_ROLLOUT``: ``random`` or ``heuristic`` playouts (default ``heuristic``);
+- ``ISMCTS_ROLLOUT``: ``random`` (default) or ``heuristic`` playouts;
+- ``ISMCTS_GUIDE``: ``heuristic`` (default) or ``none`` (always the most visited action);
+- ``ISMCTS_CONFIDENCE``: standard errors by which the search's action must beat the guide's;
 - ``ISMCTS_EXPLORATION``: the UCB constant on values normalized to [0, 1];
 - ``ISMCTS_POINTS_WEIGHT``: the weight of the card points in a hand's value (0: the hand's
   score alone).
@@ -27,14 +30,20 @@ import random
 import time
 
 from cardarena_sdk import Bot, MatchInfo, Request, match_seed, reference_policy, serve
-from cardarena_sdk.ismcts import DEFAULT_EXPLORATION, DEFAULT_POINTS_WEIGHT, ISMCTS
+from cardarena_sdk.ismcts import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_EXPLORATION,
+    DEFAULT_POINTS_WEIGHT,
+    ISMCTS,
+)
 from cardarena_sdk.search import SamplingError
 
 DEFAULT_BUDGET_MS = 100
 """Time spent on one decision when the request allows it."""
 MAX_SHARE_OF_TIME_LEFT = 0.5
 """At most this share of the request's time left goes to one decision."""
-DEFAULT_ROLLOUT = "heuristic"
+DEFAULT_ROLLOUT = "random"
+DEFAULT_GUIDE = "heuristic"
 
 
 class ISMCTSBot(Bot):
@@ -52,12 +61,16 @@ class ISMCTSBot(Bot):
         self.rollout = env.get("ISMCTS_ROLLOUT", DEFAULT_ROLLOUT)
         self.exploration = float(env.get("ISMCTS_EXPLORATION", DEFAULT_EXPLORATION))
         self.points_weight = float(env.get("ISMCTS_POINTS_WEIGHT", DEFAULT_POINTS_WEIGHT))
+        guide = env.get("ISMCTS_GUIDE", DEFAULT_GUIDE)
+        self.guide = None if guide == "none" else guide
+        self.confidence = float(env.get("ISMCTS_CONFIDENCE", DEFAULT_CONFIDENCE))
 
     def on_match_start(self, match: MatchInfo) -> None:
         """Prepare the search for this match's game and seat."""
         self.rng = random.Random(match_seed(match))
         self.search = ISMCTS(match.game, match.seat, self.rng, exploration=self.exploration,
-                             rollout=self.rollout, points_weight=self.points_weight)
+                             rollout=self.rollout, points_weight=self.points_weight,
+                             guide=self.guide, confidence=self.confidence)
         self.fallback = reference_policy(match, "heuristic")
 
     def act(self, request: Request) -> int:

@@ -20,6 +20,12 @@ determinization in which those moves were legal: the tree is one tree over the s
 information sets. Children are keyed by the mover and the action, so a state in which another
 seat moves never shares a node's statistics.
 
+The answer is the root action visited most. With a *guide* (a policy such as the arena's
+heuristic), the guide's action is played instead unless the most visited action's mean beats
+the guide's by ``confidence`` standard errors of their difference: where a short search cannot
+tell the moves apart, the bot plays what a good policy plays, and it departs from it only where
+the search clearly finds better.
+
 A hand's value for a seat (``cardarena_sdk.hand_value``) is its score margin, plus
 ``points_weight`` times its side's share of the card points, each signed and scaled by what a
 survey of random matches of the game says they are worth: playouts end with the hand, since
@@ -50,6 +56,8 @@ DEFAULT_EXPLORATION: Final = 0.7
 """The UCB exploration constant, for values normalized to [0, 1] (tuned: docs/bots.md)."""
 DEFAULT_POINTS_WEIGHT: Final = 1.0
 """Weight of the side's card-point share in a hand's value (``cardarena_sdk.hand_value``)."""
+DEFAULT_CONFIDENCE: Final = 1.0
+"""Standard errors by which the search's action must beat a guide's to be played instead."""
 ROLLOUTS: Final = ("random", "heuristic")
 """The rollout policies a search may use."""
 MAX_STEPS: Final = 100_000
@@ -61,7 +69,8 @@ MOVER_SLOTS: Final = 64
 class Node:
     """A node of the tree: the moves from the root to it, seen by the searching seat."""
 
-    __slots__ = ("action", "available", "children", "mover", "parent", "value_sum", "visits")
+    __slots__ = ("action", "available", "children", "mover", "parent", "value_squares",
+                 "value_sum", "visits")
 
     def __init__(self, action: int, mover: int, parent: Node | None) -> None:
         """A node reached by ``mover`` playing ``action`` from ``parent``."""
@@ -74,10 +83,19 @@ class Node:
         """Iterations in which this node's action was legal when its parent was reached."""
         self.value_sum = 0.0
         """The summed playout values for ``mover``."""
+        self.value_squares = 0.0
 
     def mean(self) -> float:
         """The mean playout value for the mover (0 before the first visit)."""
         return self.value_sum / self.visits if self.visits else 0.0
+
+    def mean_variance(self) -> float:
+        """The variance of the mean (the values' sample variance over the visits)."""
+        if self.visits < 2:
+            return math.inf
+        mean = self.value_sum / self.visits
+        spread = max(0.0, self.value_squares / self.visits - mean * mean)
+        return spread / (self.visits - 1)
 
 
 @dataclass
@@ -90,14 +108,17 @@ class SearchResult:
     """Visits of each of the seat's legal actions at the root."""
     means: dict[int, float] = field(default_factory=dict)
     """Mean playout value of each root action for the seat."""
+    guide: int | None = None
+    """The guide policy's action, when the search has a guide."""
     seconds: float = field(default=0.0, compare=False)
     """Wall time of the search (not compared: the rest is fixed by the seed)."""
 
     def describe(self) -> str:
         """One line for a bot's debug text."""
         best = self.visits.get(self.action, 0)
+        guided = "" if self.guide is None else f" guide={self.guide}"
         return (f"ismcts iterations={self.iterations} action={self.action} visits={best} "
-                f"mean={self.means.get(self.action, 0.0):+.3f}")
+                f"mean={self.means.get(self.action, 0.0):+.3f}{guided}")
 
 
 class Rollout:
@@ -129,6 +150,16 @@ class Rollout:
         raise RuntimeError(f"{state.game!r}: no end after {MAX_STEPS} actions")
 
 
+def _guide(game: Game, seat: int, name: str | None, rng: random.Random) -> Policy | None:
+    """The guide policy ``name`` for ``seat``, or None (no guide, or the game has none)."""
+    if name is None:
+        return None
+    try:
+        return make_policy(name, game, seat, rng.getrandbits(32))
+    except GameError:
+        return None
+
+
 def _heuristics(game: Game, rng: random.Random) -> list[Policy] | None:
     """The heuristic of ``game`` for every seat, or None when the game has none."""
     try:
@@ -143,14 +174,18 @@ class ISMCTS:
 
     def __init__(self, game: Game, seat: int, rng: random.Random, *,
                  exploration: float = DEFAULT_EXPLORATION, rollout: str = "random",
-                 points_weight: float = DEFAULT_POINTS_WEIGHT,
-                 sampler: Sampler | None = None) -> None:
-        """Search for ``seat`` of ``game``, drawing every random number from ``rng``."""
+                 points_weight: float = DEFAULT_POINTS_WEIGHT, guide: str | None = None,
+                 confidence: float = DEFAULT_CONFIDENCE, sampler: Sampler | None = None) -> None:
+        """Search for ``seat`` of ``game``, drawing every random number from ``rng``; with a
+        ``guide`` policy (``heuristic``), its action is played unless the search finds another
+        better by ``confidence`` standard errors."""
         self.game = game
         self.seat = seat
         self.rng = rng
         self.exploration = exploration
         self.points_weight = points_weight
+        self.confidence = confidence
+        self.guide = _guide(game, seat, guide, rng)
         self.rollout = Rollout(game, rollout, rng)
         self.hand_value = hand_value(game, points_weight)
         self.sampler = sampler if sampler is not None else Sampler(game)
@@ -184,7 +219,8 @@ class ISMCTS:
             self._iterate(root, worlds.draw())
             done += 1
         self.last_worlds = worlds
-        return self._result(root, legal, done, clock() - started)
+        guide = self.guide.act(observation) if self.guide is not None else None
+        return self._result(root, legal, done, clock() - started, guide)
 
     # --- one iteration -------------------------------------------------------------------
 
@@ -214,7 +250,9 @@ class ISMCTS:
         for node in path:
             node.visits += 1
             if node.mover >= 0:
-                node.value_sum += values[node.mover]
+                value = values[node.mover]
+                node.value_sum += value
+                node.value_squares += value * value
 
     def _select(self, children: Sequence[Node]) -> Node:
         """The child of best UCB (every child counted as available)."""
@@ -239,9 +277,10 @@ class ISMCTS:
             self._high = max(self._high, value)
         return values
 
-    def _result(self, root: Node, legal: list[int], iterations: int, seconds: float
-                ) -> SearchResult:
-        """The most visited root action (ties to the better mean, then the lower action)."""
+    def _result(self, root: Node, legal: list[int], iterations: int, seconds: float,
+                guide: int | None) -> SearchResult:
+        """The most visited root action (ties to the better mean, then the lower action), or
+        the guide's action unless the search's is better by ``confidence`` standard errors."""
         visits: dict[int, int] = {}
         means: dict[int, float] = {}
         for action in legal:
@@ -249,4 +288,19 @@ class ISMCTS:
             visits[action] = child.visits if child else 0
             means[action] = child.mean() if child else 0.0
         best = max(legal, key=lambda action: (visits[action], means[action], -action))
-        return SearchResult(best, iterations, visits, means, seconds)
+        if guide is not None and guide != best and not self._surely_better(root, best, guide):
+            best = guide
+        return SearchResult(best, iterations, visits, means, guide, seconds)
+
+    def _surely_better(self, root: Node, action: int, other: int) -> bool:
+        """Whether ``action``'s mean beats ``other``'s by ``confidence`` standard errors of
+        their difference (a root child with fewer than two visits proves nothing)."""
+        mine = root.children.get(action * MOVER_SLOTS + self.seat)
+        theirs = root.children.get(other * MOVER_SLOTS + self.seat)
+        if mine is None or mine.visits < 2:
+            return False
+        if theirs is None or theirs.visits < 2:
+            return True
+        error = math.sqrt(mine.mean_variance() + theirs.mean_variance())
+        gap = mine.mean() - theirs.mean()
+        return gap > self.confidence * error if error > 0 else gap > 0

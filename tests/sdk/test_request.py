@@ -14,6 +14,7 @@ from cardarena_sdk.match import params_from_message
 
 from arena.games import ActionKind, State, load_game
 from arena.games.cards import HIDDEN
+from arena.policies import make_policy
 from arena.protocol import RequestEncoder, match_start_message
 from arena.protocol.v1 import agent_pb2 as pb
 
@@ -254,3 +255,21 @@ def test_is_legal() -> None:
     assert all(request.is_legal(i) for i in ids)
     request.legal_actions.clear()
     assert not request.is_legal(drawn)
+
+
+def test_a_time_budget_is_capped_by_a_share_of_the_time_left() -> None:
+    """The request leaves 400 ms of decision time and 4500 of bank (4900 in all)."""
+    _, request = request_for("briscola", 2)
+    assert request.budget_s(100) == pytest.approx(0.1)
+    assert request.budget_s(3000) == pytest.approx(2.45)
+    assert request.budget_s(3000, share=0.1) == pytest.approx(0.49)
+    assert request.budget_s(0) == pytest.approx(0.001)
+
+
+def test_a_policy_action_is_the_policys_or_a_random_legal_one() -> None:
+    state, request = request_for("scopa", 2, moves=3)
+    policy = make_policy("heuristic", state.game, state.current_player(), 0)
+    expected = policy.act(state.observation(state.current_player())) + 1
+    assert request.policy_action(policy, random.Random(0)) == expected
+    drawn = {request.policy_action(None, random.Random(seed)) for seed in range(20)}
+    assert drawn <= set(request.legal_ids) and len(drawn) > 1

@@ -40,8 +40,6 @@ from cardarena_sdk.search import SamplingError
 
 DEFAULT_BUDGET_MS = 100
 """Time spent on one decision when the request allows it."""
-MAX_SHARE_OF_TIME_LEFT = 0.5
-"""At most this share of the request's time left goes to one decision."""
 DEFAULT_ROLLOUT = "random"
 DEFAULT_GUIDE = "heuristic"
 
@@ -81,28 +79,15 @@ class ISMCTSBot(Bot):
             return request.wire_id(legal[0])
         deadline = None
         if self.iterations is None:
-            deadline = time.perf_counter() + self._budget_s(request)
+            deadline = time.perf_counter() + request.budget_s(self.budget_ms)
         try:
             result = self.search.search(observation, iterations=self.iterations,
                                         deadline=deadline)
         except SamplingError:
-            return self._fallback(request)
+            return request.policy_action(self.fallback, self.rng)
         request.debug = result.describe()
         return request.wire_id(result.action)
 
-    def _budget_s(self, request: Request) -> float:
-        """Seconds for this decision: the budget, capped by the time the request leaves."""
-        budget = self.budget_ms
-        left = request.decision_ms + request.bank_ms
-        if left > 0:
-            budget = min(budget, int(left * MAX_SHARE_OF_TIME_LEFT))
-        return max(budget, 1) / 1000
-
-    def _fallback(self, request: Request) -> int:
-        """The heuristic's action, or a random one where the game has no heuristic."""
-        if self.fallback is None:
-            return request.random_action(self.rng)
-        return request.wire_id(self.fallback.act(request.observation))
 
 
 if __name__ == "__main__":

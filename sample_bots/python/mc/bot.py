@@ -32,8 +32,6 @@ POINTS_WEIGHT = float(os.environ.get("MC_POINTS_WEIGHT", "3"))
 """Weight of the last hand's point margin in a playout's value (the return counts 1)."""
 RANDOM_ROLLOUTS = 8
 """Random playouts of each action per sampled state."""
-MAX_SHARE_OF_TIME_LEFT = 0.5
-"""At most this share of the request's time left goes to one decision."""
 
 
 class RolloutPolicies:
@@ -108,10 +106,10 @@ class MCBot(Bot):
         legal = list(observation.legal_actions)
         if len(legal) == 1:
             return request.wire_id(legal[0])
-        deadline = time.perf_counter() + self._budget_s(request)
+        deadline = time.perf_counter() + request.budget_s(self.budget_ms)
         totals = self.search(observation, legal, deadline)
         if totals is None:
-            return self._fallback(request)
+            return request.policy_action(self.fallback, self.rng)
         best = max(legal, key=lambda action: totals[action])
         request.debug = f"mc samples={self.samples_used[-1]} best={best}"
         return request.wire_id(best)
@@ -152,19 +150,6 @@ class MCBot(Bot):
                                  for _ in range(self.rollouts.per_sample))
         return values
 
-    def _budget_s(self, request: Request) -> float:
-        """Seconds for this decision: the budget, capped by the time the request leaves."""
-        budget = self.budget_ms
-        left = request.decision_ms + request.bank_ms
-        if left > 0:
-            budget = min(budget, int(left * MAX_SHARE_OF_TIME_LEFT))
-        return max(budget, 1) / 1000
-
-    def _fallback(self, request: Request) -> int:
-        """The heuristic's action, or a random one where the game has no heuristic."""
-        if self.fallback is None:
-            return request.random_action(self.rng)
-        return request.wire_id(self.fallback.act(request.observation))
 
 
 if __name__ == "__main__":

@@ -31,8 +31,6 @@ from arena.bridges.openspiel import short_name, state_of
 
 DEFAULT_BUDGET_MS = 100
 """Time spent on one decision when the request allows it."""
-MAX_SHARE_OF_TIME_LEFT = 0.5
-"""At most this share of the request's time left goes to one decision."""
 FIRST_SIMULATIONS = 8
 """Simulations of the first search, before the bot knows how long one takes."""
 MIN_SIMULATIONS = 2
@@ -71,9 +69,9 @@ class ISMCTSArenaBot(Bot):
             return request.wire_id(legal[0])
         try:
             world = self.sampler.sample(observation, self.rng,
-                                        time.perf_counter() + self._budget_s(request))
+                                        time.perf_counter() + request.budget_s(self.budget_ms))
         except SamplingError:
-            return self._fallback(request)
+            return request.policy_action(self.fallback, self.rng)
         simulations = self._simulations(request)
         seed = self.rng.getrandbits(31)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1,
@@ -86,17 +84,9 @@ class ISMCTSArenaBot(Bot):
         request.debug = f"ismcts simulations={simulations}"
         return request.wire_id(action)
 
-    def _budget_s(self, request: Request) -> float:
-        """Seconds for this decision: the budget, capped by the time the request leaves."""
-        budget_s = self.budget_ms / 1000
-        left = request.decision_ms + request.bank_ms
-        if left > 0:
-            budget_s = min(budget_s, left * MAX_SHARE_OF_TIME_LEFT / 1000)
-        return budget_s
-
     def _simulations(self, request: Request) -> int:
         """How many simulations fit the budget at the measured time of one."""
-        budget_s = self._budget_s(request)
+        budget_s = request.budget_s(self.budget_ms)
         if self.simulation_s is None:
             return FIRST_SIMULATIONS
         return max(MIN_SIMULATIONS, min(MAX_SIMULATIONS, int(budget_s / self.simulation_s)))
@@ -108,11 +98,6 @@ class ISMCTSArenaBot(Bot):
         else:
             self.simulation_s = 0.7 * self.simulation_s + 0.3 * seconds
 
-    def _fallback(self, request: Request) -> int:
-        """The heuristic's action, or a random one where the game has no heuristic."""
-        if self.fallback is None:
-            return request.random_action(self.rng)
-        return request.wire_id(self.fallback.act(request.observation))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from cardarena_sdk.decode import ObservationDecoder
 
 if TYPE_CHECKING:
     from arena.games import Observation
+    from arena.policies import Policy
     from arena.protocol.schema import agent as pb
     from cardarena_sdk.actions import KindLike
     from cardarena_sdk.match import MatchInfo
@@ -78,6 +79,22 @@ class Request:
     def bank_ms(self) -> int:
         """Milliseconds left in the match's time bank."""
         return self.raw.time_left.bank_ms
+
+    def budget_s(self, budget_ms: float, share: float = 0.5) -> float:
+        """Seconds to spend on this decision: ``budget_ms``, capped by ``share`` of the time
+        the request leaves (decision time and bank), and at least a millisecond."""
+        budget = budget_ms
+        left = self.decision_ms + self.bank_ms
+        if left > 0:
+            budget = min(budget, left * share)
+        return max(budget, 1) / 1000
+
+    def policy_action(self, policy: Policy | None, rng: Random) -> int:
+        """The wire id of ``policy``'s action (a ``reference_policy``), or a random legal one
+        where there is no policy."""
+        if policy is None:
+            return self.random_action(rng)
+        return self.wire_id(policy.act(self.observation))
 
     def is_legal(self, action_id: int) -> bool:
         """Whether ``action_id`` is one of ``legal_ids``."""

@@ -56,7 +56,7 @@ DEFAULT_EXPLORATION: Final = 0.7
 """The UCB exploration constant, for values normalized to [0, 1] (tuned: docs/bots.md)."""
 DEFAULT_POINTS_WEIGHT: Final = 1.0
 """Weight of the side's card-point share in a hand's value (``cardarena_sdk.hand_value``)."""
-DEFAULT_CONFIDENCE: Final = 1.0
+DEFAULT_CONFIDENCE: Final = 1.5
 """Standard errors by which the search's action must beat a guide's to be played instead."""
 ROLLOUTS: Final = ("random", "heuristic")
 """The rollout policies a search may use."""

@@ -134,7 +134,8 @@ class Rollout:
         self.policies: list[Policy] | None = None
         if kind == "heuristic":
             self.policies = _heuristics(game, rng)
-        self.kind = kind if self.policies is not None or kind == "random" else "random"
+        self.kind = "random" if self.policies is None else "heuristic"
+        """The policy the playouts use."""
 
     def play(self, state: State, watch: HandWatch) -> None:
         """Play ``state`` (in place) until the watched hand is scored or the match is over."""

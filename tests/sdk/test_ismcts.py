@@ -16,6 +16,7 @@ from arena.games.testing import states_at
 from arena.policies import make_policy
 from tests.conformance.harness import playout
 from tests.sdk.test_search import may_fail
+from tests.sdk.test_search_mc import SteppingClock
 
 ITERATIONS = 6
 """Iterations per decision in the legality sweep (the checks are about rules, not strength)."""
@@ -76,20 +77,6 @@ def test_the_same_seed_and_iterations_give_the_same_search(game_id: str, rollout
     other = ISMCTS(game, observation.seat, random.Random(10), rollout=rollout).search(
         observation, iterations=40)
     assert other.iterations == 40 and sum(other.visits.values()) == 40
-
-
-class SteppingClock:
-    """A clock that moves a fixed step each time it is read (no wall time)."""
-
-    def __init__(self, step: float) -> None:
-        """Start at zero."""
-        self.step = step
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        """The time, one step later than the last reading."""
-        self.now += self.step
-        return self.now
 
 
 def test_a_search_stops_at_its_deadline() -> None:

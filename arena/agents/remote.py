@@ -24,7 +24,7 @@ from arena.agents.conversation import Conversation, end_bytes, judged_reply, pla
 from arena.agents.errors import AgentFailure, crash, flooded, init_error, oversized, stalled
 from arena.agents.ledger import DealLedger
 from arena.agents.output import OUTPUT_CAP, OutputLog
-from arena.agents.stream import PlayStream, StreamEnd
+from arena.agents.stream import PlayStream, StreamEnd, probe_end
 from arena.protocol import PROTOCOL_VERSION, read_answer, read_ready
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -42,6 +42,9 @@ CLOSE_GRACE_S = 1.0
 
 EXIT_WAIT_S = 1.0
 """Seconds to wait for a bot's exit status after its stream broke."""
+
+PROBE_S = 1.0
+"""Seconds a second, silent stream waits to learn how a bot ended one whose status gRPC lost."""
 
 FailureMaker = Callable[[str], AgentFailure]
 """``init_error`` or ``crash``: makes the failure of a bot that ended its stream."""
@@ -234,8 +237,14 @@ class RemoteAgent(Agent):
             raise self._sticky(exited)
 
     async def _ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
-        """The failure of a stream the bot ended: too large a message, an exit, or a close."""
+        """The failure of a stream the bot ended: too large a message, an exit, or a close.
+        When gRPC lost the status (a write raced the end), a silent stream asks again, so a bot
+        that sends oversized metadata at once is judged by that however the race went."""
         suffix = f" {when}" if when else ""
+        if end.lost and self._channel is not None:
+            probed = await probe_end(self._channel, PROBE_S)
+            if probed is not None and probed.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                end = probed
         if end.flooded:
             return flooded(f"the bot {end.describe()}; its stream was stopped{suffix}")
         if end.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in end.details:

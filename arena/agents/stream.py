@@ -70,6 +70,10 @@ clock's to say, from when it came."""
 DETAILS_CAP = 300
 """Characters of a bot's gRPC status text kept in the description of its stream's end."""
 
+LOST_STATUS = "Internal error from Core"
+"""The text ``grpc.aio`` gives, with INTERNAL, to a call whose write failed because the call
+had ended: the status the call ended with is then lost (``probe_end`` asks again)."""
+
 
 @dataclass(frozen=True)
 class StreamEnd:
@@ -81,6 +85,11 @@ class StreamEnd:
     details: str
     stalled: bool = False
     flooded: bool = False
+
+    @property
+    def lost(self) -> bool:
+        """True when gRPC kept no status: the call ended as the arena wrote to it."""
+        return self.code == grpc.StatusCode.INTERNAL and self.details == LOST_STATUS
 
     def describe(self) -> str:
         """``closed the stream`` or ``ended the stream with CODE: details`` (capped)."""
@@ -309,3 +318,16 @@ class PlayStream:
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
 
+
+
+async def probe_end(channel: grpc.aio.Channel, wait_s: float) -> StreamEnd | None:
+    """How the bot ends a Play stream the arena writes nothing to, within ``wait_s`` seconds:
+    None when it waits for a request, as a bot should. With no write to race, gRPC keeps the
+    status of a stream the bot ends at once (oversized header metadata, say), which a write
+    racing that end can lose (``StreamEnd.lost``)."""
+    stream = PlayStream(channel)
+    try:
+        item = await stream.receive(wait_s)
+    finally:
+        await stream.close(0)
+    return item if isinstance(item, StreamEnd) else None

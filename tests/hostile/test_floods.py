@@ -7,24 +7,31 @@ beside a bot that thinks 50 ms a decision, so that most of the time the arena is
 from the flooder (and an unbounded buffer would grow all that time). Every test checks the
 flooder's verdict, that the arena's peak memory (the kernel's high-water mark) rose less than
 100 MiB above where it was, and that the thinker ended OK; one test measures a well-behaved
-bot's decision times beside each flooder against beside a quiet bot.
+bot's decision times beside each flooder against beside a quiet bot. A last test checks the
+silent probe that judges a stream whose status gRPC lost as the arena wrote to it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import pytest
 from agents.botkit import SAMPLE_RANDOM, KeptBotSeat, make_bot
 from agents.measure import MIB, p50_p99, peak_rss, seat_times_us
 
 from arena.agents import LocalProcessAgent
 from arena.agents.process import OUTPUT_BURST, OUTPUT_RATE
+from arena.agents.remote import MAX_MESSAGE_BYTES, PROBE_S, channel_options
+from arena.agents.stream import StreamEnd, probe_end
 from arena.games import load_game
 from arena.match.faults import FaultKind
 from arena.match.runner import run_deal
@@ -137,3 +144,30 @@ def test_a_bot_beside_a_flooder_decides_as_fast_as_beside_a_quiet_bot(
         p50, p99 = figures[name]
         assert p50 <= quiet_p50 * 3 + 20_000, (name, figures)
         assert p99 <= quiet_p99 * 3 + 100_000, (name, figures)
+
+
+@pytest.mark.parametrize("mode, ends", [("metadata", True), ("trailers", False)])
+def test_a_silent_probe_learns_how_a_bot_ends_a_stream_at_once(mode: str, ends: bool,
+                                                               temp_root: Path) -> None:
+    """The probe the arena opens when gRPC lost a stream's status (``probe_end``): a bot that
+    sends oversized metadata as the stream opens is caught by it, one that waits is not."""
+    address = f"unix:{temp_root / 'bot.sock'}"
+    env = {**os.environ, "CARDARENA_ADDRESS": address}
+    bot = subprocess.Popen([sys.executable, str(FLOOD), mode], env=env)
+    try:
+        end = asyncio.run(probe(address))
+    finally:
+        bot.terminate()
+        bot.wait(10)
+    if ends:
+        assert end is not None and end.code == grpc.StatusCode.RESOURCE_EXHAUSTED, end
+        assert "metadata size" in end.details
+    else:
+        assert end is None
+
+
+async def probe(address: str) -> StreamEnd | None:
+    """``probe_end`` on a channel to ``address``, once the bot listens."""
+    async with grpc.aio.insecure_channel(address, channel_options(MAX_MESSAGE_BYTES)) as channel:
+        await asyncio.wait_for(channel.channel_ready(), 20)
+        return await probe_end(channel, PROBE_S)

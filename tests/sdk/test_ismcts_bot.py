@@ -92,3 +92,27 @@ def test_the_bot_plays_a_duplicate_set_as_a_bot_folder(monkeypatch: pytest.Monke
     assert all(reason == Reason.OK for deal in result.deals for reason in deal.reasons)
     logs = "".join(str(record.to_dict()) for record in result.records)
     assert "ismcts iterations=25" in logs
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_bot_plays_out_with_the_policy_measured_best_in_its_game(
+        game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Heuristic playouts in the Briscola chiamata family, random ones elsewhere, unless
+    ``ISMCTS_ROLLOUT`` says otherwise."""
+    module = load_bot_module()
+    game = load_game(game_id)
+    match = MatchInfo(match_start_message(game, 0, "fixed-match", 1000, 0))
+    expected = "heuristic" if game_id.startswith("briscola-chiamata") else "random"
+    kinds = []
+    for setting in (None, "random", "heuristic"):
+        if setting is None:
+            monkeypatch.delenv("ISMCTS_ROLLOUT", raising=False)
+        else:
+            monkeypatch.setenv("ISMCTS_ROLLOUT", setting)
+        bot = module.ISMCTSBot()
+        bot.match = match
+        bot.on_match_start(match)
+        kinds.append(bot.search.rollout.kind)
+    has_heuristic = kinds[2] == "heuristic"
+    assert kinds[0] == (expected if has_heuristic else "random")
+    assert kinds[1] == "random"

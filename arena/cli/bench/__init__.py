@@ -108,6 +108,24 @@ def bench_search(
     bench_search_command(game, positions, seconds, as_json)
 
 
+@bench_app.command("rollouts")
+def bench_rollouts(
+    game: Annotated[str | None, typer.Option(
+        "--game", metavar="ID", help="One game id (default: every game with a heuristic).")] = None,
+    deals: Annotated[int, typer.Option(
+        "--deals", min=2, help="Paired deals per game.")] = 20,
+    budget_ms: Annotated[int, typer.Option(
+        "--budget-ms", min=1, help="CPU time of each decision's search.")] = 100,
+    seed: Annotated[int, typer.Option(
+        "--seed", min=0, max=MAX_SEED, help="The seed the deals derive from.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Measure ISMCTS with random against heuristic playouts, each against the heuristic."""
+    from arena.cli.bench.rollouts import bench_rollouts_command
+
+    bench_rollouts_command(game, deals, budget_ms, seed, as_json)
+
+
 @bench_app.command("evaluation")
 def bench_evaluation(
     game: Annotated[str | None, typer.Option(

@@ -42,12 +42,12 @@ from cardarena_sdk.search import SamplingError
 DEFAULT_BUDGET_MS = 100
 """Time spent on one decision when the request allows it."""
 HEURISTIC_ROLLOUT_GAMES = frozenset({
-    "briscola-31", "briscola-chiamata", "briscola-chiamata-carta", "briscola-chiamata-punti",
+    "briscola-chiamata", "briscola-chiamata-carta", "briscola-chiamata-punti",
     "briscola-chiamata-morto", "briscola-chiamata-due-mazzi"})
 """Games where heuristic playouts measured better than random ones at 100 ms a decision
-(``arena bench rollouts``; docs/bots.md): the Briscola chiamata family, where random partners
-misjudge every bid and call, and Briscola a 31. Elsewhere random playouts measured as good or
-better, and a search runs more of them."""
+(``arena bench rollouts`` and ``arena compare``; docs/bots.md): the Briscola chiamata family,
+where random partners misjudge every bid and call. Elsewhere random playouts measured as good
+or better, and a search runs more of them."""
 DEFAULT_GUIDE = "heuristic"
 
 

@@ -43,7 +43,7 @@ from arena.sandbox.classify import ContainerEnd, classify, container_end
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.lifeline import CONTAINER, SOCKET_DIR, lifeline
 from arena.sandbox.limits import SandboxLimits, container_options
-from arena.sandbox.socketdir import SocketDir, SocketRefused
+from arena.sandbox.socketdir import SOCKET_PREFIX, SocketDir, SocketRefused, default_root
 from arena.sandbox.startslots import slot_folder, start_slot
 
 if TYPE_CHECKING:
@@ -211,8 +211,10 @@ class DockerAgent(RemoteAgent):
         except SandboxError as error:
             raise _infra(str(error)) from None
         try:
-            self.socket_dir = SocketDir.create(self.limits.uid, self.limits.gid, self.temp_root,
-                                               capped=not capfs.unavailable())
+            outer = lifeline().new_folder(SOCKET_DIR, SOCKET_PREFIX,
+                                          self.temp_root or default_root())
+            self.socket_dir = SocketDir.create(self.limits.uid, self.limits.gid,
+                                               capped=not capfs.unavailable(), outer=outer)
         except OSError as error:
             raise _infra(f"cannot make the bot's socket folder: {error}") from None
         options = container_options(self.image.image_id, self.limits, self.socket_dir.path,
@@ -221,7 +223,6 @@ class DockerAgent(RemoteAgent):
         if self.command:
             options["command"] = list(self.command)
         try:
-            lifeline().track(SOCKET_DIR, self.socket_dir.outer)
             lifeline().track(CONTAINER, self.docker_name)
         except OSError as error:
             raise _infra(str(error)) from None

@@ -136,10 +136,10 @@ class LocalProcessAgent(RemoteAgent):
 
     async def launch(self, startup_s: float) -> None:
         """Start the bot and wait until it listens, at most ``startup_s`` seconds."""
-        self.workdir = Path(tempfile.mkdtemp(prefix="cardarena-bot-", dir=self.temp_root))
         try:
             guard = lifeline()
-            guard.track(FOLDER, self.workdir)
+            self.workdir = guard.new_folder(FOLDER, "cardarena-bot-",
+                                            self.temp_root or Path(tempfile.gettempdir()))
             marker = guard.environment()
         except OSError as error:
             raise self._sticky(AgentFailure(Reason.VOID_INFRA, "infra",

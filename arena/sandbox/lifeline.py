@@ -50,6 +50,10 @@ a bot's process group (its leader's pid), a bot's folder, a container's name, a 
 folder (removed after the containers, unmounting its capped file system)."""
 
 
+NAME_TRIES = 100
+"""Random names ``new_folder`` tries before it gives up."""
+
+
 class LifelineError(OSError):
     """The reaper could not be started or told: nothing would be cleaned up after a crash."""
 
@@ -148,6 +152,23 @@ class Lifeline:
     def track(self, kind: str, value: str | Path | int) -> None:
         """Tell the reaper of a group, folder or container about to exist (or just made)."""
         self._send("+", kind, str(value))
+
+    def new_folder(self, kind: str, prefix: str, root: Path) -> Path:
+        """A fresh private folder ``root/prefixXXXXXXXXXX``, told to the reaper before it is
+        made, so that no kill between making it and telling of it can leave it behind."""
+        for _ in range(NAME_TRIES):
+            path = root / f"{prefix}{secrets.token_hex(5)}"
+            self.track(kind, path)
+            try:
+                path.mkdir(mode=0o700)
+            except FileExistsError:
+                self.forget(kind, path)
+                continue
+            except OSError:
+                self.forget(kind, path)
+                raise
+            return path
+        raise FileExistsError(f"no free folder name {prefix}... in {root}")
 
     def forget(self, kind: str, value: str | Path | int) -> None:
         """Tell the reaper that a group, folder or container is gone (stopped, removed); never

@@ -63,10 +63,12 @@ class SocketDir:
 
     @classmethod
     def create(cls, uid: int, gid: int, root: Path | None = None,
-               capped: bool = False) -> SocketDir:
+               capped: bool = False, outer: Path | None = None) -> SocketDir:
         """A fresh folder whose inner ``sock`` folder the container's gid may write; with
-        ``capped``, a size-capped file system (OSError when it cannot be mounted)."""
-        outer = Path(tempfile.mkdtemp(prefix=SOCKET_PREFIX, dir=root or default_root()))
+        ``capped``, a size-capped file system (OSError when it cannot be mounted). ``outer``:
+        the private folder, already made (``Lifeline.new_folder``), instead of a new one."""
+        if outer is None:
+            outer = Path(tempfile.mkdtemp(prefix=SOCKET_PREFIX, dir=root or default_root()))
         inner = outer / INNER
         try:
             inner.mkdir(mode=0o700)

@@ -159,3 +159,25 @@ def test_a_killed_reaper_is_replaced_and_told_everything(tmp_path: Path) -> None
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         program.wait()
+
+
+def test_a_folder_is_told_to_the_reaper_before_it_exists(tmp_path: Path) -> None:
+    """``Lifeline.new_folder`` tells the reaper first: a process killed the moment the folder
+    is made (before it could tell of it afterwards) leaves no folder behind."""
+    script = textwrap.dedent(f"""
+        import os, signal
+        from pathlib import Path
+        from arena.sandbox.lifeline import FOLDER, SOCKET_DIR, lifeline
+        first = lifeline().new_folder(FOLDER, "cat-test-", Path({str(tmp_path)!r}))
+        second = lifeline().new_folder(SOCKET_DIR, "cat-", Path({str(tmp_path)!r}))
+        print(first, second, oct(first.stat().st_mode & 0o777), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    first, second, mode = run.stdout.split()
+    assert mode == "0o700" and first != second
+    assert Path(first).name.startswith("cat-test-") and Path(second).parent == tmp_path
+    wait_for(lambda: True if not any(tmp_path.iterdir()) else None, 30,
+             "the reaper to remove both folders")

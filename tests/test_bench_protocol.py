@@ -90,7 +90,9 @@ def test_decisions_per_second_for_each_number_of_matches(report: dict[str, Any])
         assert row["charged_p99_us"] >= row["charged_p50_us"] >= 0
         assert row["arena_cpu_us_per_decision"] > 0
         assert row["bot_processes"] == row["matches"] * 2 * 2  # seats x rotations per lane
-        assert row["bots_cpu_us_per_decision"] > 0
+        # /proc counts CPU in clock ticks (10 ms): a short run of the random bot can use
+        # less than one tick, so only the sign is certain
+        assert row["bots_cpu_us_per_decision"] >= 0
 
 
 def test_the_charged_time_is_shown_beside_the_round_trip(report: dict[str, Any]) -> None:

@@ -232,7 +232,8 @@ async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], second
     passed (at least one set each). The figures: ``matches`` (the lanes), ``decisions``,
     ``seconds`` (wall), ``decisions_per_s``, ``arena_cpu_us_per_decision`` (this process's CPU
     time per decision, every thread, gRPC's included), ``bots_cpu_us_per_decision`` (the
-    bot processes' CPU time per decision, from ``/proc``), the ``p50_us`` and ``p99_us`` of the
+    bot processes' CPU time per decision, from ``/proc``, in clock ticks: 0 for a short run
+    of a bot that used less than one), the ``p50_us`` and ``p99_us`` of the
     round trips and the ``charged_p50_us`` and ``charged_p99_us`` of the charged (recorded)
     times. With
     ``rotations``, each set plays that many of its deals. Raises ``BenchError`` when a set has

@@ -319,7 +319,6 @@ class PlayStream:
             await self._reader
 
 
-
 async def probe_end(channel: grpc.aio.Channel, wait_s: float) -> StreamEnd | None:
     """How the bot ends a Play stream the arena writes nothing to, within ``wait_s`` seconds:
     None when it waits for a request, as a bot should. With no write to race, gRPC keeps the

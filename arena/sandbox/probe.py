@@ -23,9 +23,9 @@ from typing import Any
 from arena.sandbox import capfs, labels
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import LimitsNotEnforced, SandboxError
-from arena.sandbox.lifeline import CONTAINER, FOLDER, lifeline
+from arena.sandbox.lifeline import CONTAINER, SOCKET_DIR, lifeline
 from arena.sandbox.limits import SOCKET_MOUNT, SOCKET_NAME, SandboxLimits, container_options
-from arena.sandbox.socketdir import SocketDir
+from arena.sandbox.socketdir import SOCKET_PREFIX, SocketDir, default_root
 
 LIMIT_NAMES = ("network", "read_only", "tmpfs_noexec", "user", "capabilities",
                "no_new_privileges", "seccomp", "pids", "memory", "memory_swap", "cpu", "nofile",
@@ -193,8 +193,9 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
     limits = limits or SandboxLimits()
     name = f"cardarena-probe-{uuid.uuid4().hex[:12]}"
     try:
-        socket_dir = SocketDir.create(limits.uid, limits.gid, capped=not capfs.unavailable())
-        lifeline().track(FOLDER, socket_dir.outer)
+        outer = lifeline().new_folder(SOCKET_DIR, SOCKET_PREFIX, default_root())
+        socket_dir = SocketDir.create(limits.uid, limits.gid, capped=not capfs.unavailable(),
+                                      outer=outer)
         lifeline().track(CONTAINER, name)
     except OSError as error:
         raise SandboxError(f"cannot probe the sandbox limits: {error}") from None
@@ -224,7 +225,7 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
             seen_on_host["socket_on_host"] = ("1" if _is_socket(socket_dir.socket) else "0",)
     finally:
         socket_dir.remove()
-        lifeline().forget(FOLDER, socket_dir.outer)
+        lifeline().forget(SOCKET_DIR, socket_dir.outer)
     if outcome.get("StatusCode") != 0:
         raise SandboxError(f"the sandbox probe failed in image {image} (status "
                            f"{outcome.get('StatusCode')}): {output.strip()[-500:]}")

@@ -50,7 +50,7 @@ def test_games_table_lists_every_game() -> None:
     for game_id in game_ids():
         spec = get_spec(game_id)
         assert game_id in result.stdout
-        source = f"RULES.md §{spec.section}" if spec.origin == "arena" else f"from {spec.origin}"
+        source = "docs/games/" if spec.origin == "arena" else f"from {spec.origin}"
         assert source in result.stdout
     assert "seats 2 (default), 3, 4" in result.stdout
     assert "three_player_fix=remove_2_bastoni (one of remove_2_bastoni, leave_last_card)" \

@@ -1,4 +1,4 @@
-"""``arena games``: every game id with its seats, rules section, summary and parameters."""
+"""``arena games``: every game id with its seats, rules page, summary and parameters."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.console import PIPE_WIDTH, safe_console
+from arena.cli.game_pages import page_of
 from arena.games import GameSpec, Param, game_ids, get_spec
 
 
@@ -36,6 +37,7 @@ def game_info(spec: GameSpec) -> dict[str, Any]:
         "seats": list(spec.seats),
         "default_seats": spec.default_seats,
         "section": spec.section,
+        "page": page_of(spec),
         "summary": spec.summary,
         "rules_version": spec.rules_version,
         "origin": spec.origin,
@@ -44,14 +46,15 @@ def game_info(spec: GameSpec) -> dict[str, Any]:
 
 
 def games_table(specs: Sequence[GameSpec]) -> Table:
-    """Every game id with its title, seats, rules section, summary and parameters."""
+    """Every game id with its title, seats, rules page (a plugin's: its package), summary and
+    parameters."""
     table = Table(title="Games", title_justify="left", show_lines=True)
-    table.add_column("game", max_width=32)
+    table.add_column("game", max_width=36, overflow="fold")
     table.add_column("summary, parameters: name=default (valid values)")
     for spec in specs:
         game = Text(spec.id, style="bold")
         seats = ", ".join(map(str, spec.seats[1:]))
-        source = f"RULES.md §{spec.section}" if spec.origin == "arena" else f"from {spec.origin}"
+        source = page_of(spec) or f"from {spec.origin}"
         game.append(f"\n{spec.title}\nseats {spec.seats[0]} (default){', ' if seats else ''}"
                     f"{seats}\n{source}")
         lines = [spec.summary] if spec.summary else []
@@ -68,7 +71,7 @@ def _text(value: object) -> str:
 def games_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead.")] = False,
 ) -> None:
-    """List every game id with its seats, rules section, summary and parameters."""
+    """List every game id with its seats, rules page, summary and parameters."""
     specs = [get_spec(game_id) for game_id in game_ids()]
     if as_json:
         typer.echo(json.dumps([game_info(spec) for spec in specs], indent=2, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""Briscola (2, 3 or 4 seats) and Briscola a 31 (RULES.md 1.2 and 1.3).
+"""Briscola (2, 3 or 4 seats) and Briscola a 31 (docs/games/briscola.md).
 
 Rules summary:
 - Italian 40-card deck, briscola order A 3 R C F 7 6 5 4 2, points A 11, 3 10, R 4, C 3, F 2.

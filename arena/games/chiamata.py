@@ -1,6 +1,7 @@
-"""Briscola chiamata: Marchigiano, Povo "a carta" and "a punti", the dead hand, two decks.
+"""Briscola chiamata: Marchigiano, Povo "a carta" and "a punti", the dead hand, two decks
+(docs/games/chiamata.md).
 
-Rules summary (RULES.md 1.4 and A7-A14):
+Rules summary:
 - Italian 40-card deck, briscola order A 3 R C F 7 6 5 4 2, points A 11, 3 10, R 4, C 3, F 2
   (120 a deck). The whole deck is dealt one card at a time from the dealer's right; there is no
   face-up card. 5 seats: 8 cards each; 6 seats: the four 2s are removed, 6 each; 8 seats: 5 each.

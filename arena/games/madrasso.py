@@ -1,4 +1,4 @@
-"""Madrasso (4 seats in fixed pairs, match to 777; RULES.md 1.5 and A20).
+"""Madrasso: 4 seats in fixed pairs, a match to 777 (docs/games/madrasso.md).
 
 Rules summary:
 - Italian 40-card deck, briscola order A 3 R C F 7 6 5 4 2, points A 11, 3 10, R 4, C 3, F 2;

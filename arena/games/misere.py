@@ -1,4 +1,4 @@
-"""Misère: 4 seats, 52 French cards, a match of 8 deals (RULES.md 1.1, A1-A6).
+"""Misère: 4 seats, 52 French cards, a match of 8 deals (docs/games/misere.md).
 
 Rules summary:
 - French 52-card deck. Rank order A K Q J 10 9 ... 2 (``rank_order=bridge``, the seed's) or
@@ -12,13 +12,13 @@ Rules summary:
 - Bids in deals 1-6 only: each player bids once, 0..hand_size, from the dealer's right, the
   dealer last. The dealer's hook: the dealer may not make the four bids sum to hand_size.
   Deal 6 is bid blind: no seat sees its hand (nor its DEAL event) until all four have bid;
-  the hook applies there too unless ``hook_in_blind`` is false (A3).
+  the hook applies there too unless ``hook_in_blind`` is false.
 - Play: the dealer's right leads the first trick, the trick winner leads the next. Follow
   suit if able; a void player may play any card (``must_trump_if_void``: must trump if able,
   in the trump deals). The highest trump wins, else the highest card of the led suit.
 - Game points per deal. Bid deals 1-6: a bid n >= 1 made +10n; a missed bid
   -10 * |tricks - bid|; bid 0 made +50; bid 0 failed -10 * tricks (``misere_fail=per_trick``)
-  or -50 (``minus_50``) (A2). Deal 7 "ciapa ciapa": +10 per trick. Deal 8 "misère": -10 per
+  or -50 (``minus_50``). Deal 7 "ciapa ciapa": +10 per trick. Deal 8 "misère": -10 per
   trick. No bids in deals 7 and 8.
 - Returns: 0 until the match ends; then the k seats with the highest total after 8 deals
   (ties shared) get 4 - k each and the others -k each (0 for all when all four tie).

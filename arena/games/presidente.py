@@ -1,4 +1,4 @@
-"""Presidente (pagat President on the 40-card Italian deck), 3-6 seats (RULES.md 1.14, A23).
+"""Presidente: pagat's President on the Italian deck, 3-6 seats (docs/games/presidente.md).
 
 Rules summary:
 - Every card is dealt, one at a time from the dealer's right (seat dealer+1 gets the 1st,

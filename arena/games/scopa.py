@@ -1,4 +1,4 @@
-"""Scopa (2 or 3 seats) and Scopone (4 seats in pairs) (RULES.md 1.10, 1.11, A22).
+"""Scopa (2 or 3 seats) and Scopone (4 seats in pairs) (docs/games/scopa.md).
 
 Rules summary:
 - Italian 40-card deck; Scopa values A 1, 2-7 face value, F 8, C 9, R 10.

@@ -1,4 +1,4 @@
-"""Tressette with 4 seats in pairs or 2 seats with a stock (RULES.md 1.6, A18, A19, A25).
+"""Tressette with 4 seats in pairs or 2 seats with a stock (docs/games/tressette.md).
 
 Rules summary:
 - Italian 40-card deck. Tressette order 3 2 A R C F 7 6 5 4; no trumps. The leader plays any
@@ -9,7 +9,7 @@ Rules summary:
 - 4 seats: partners opposite (0+2 against 1+3). The dealer deals 10 cards each, 5 at a time,
   starting at the dealer's right: ``order[0:5]`` to dealer+1, ``[5:10]`` to dealer+2,
   ``[10:15]`` to dealer+3, ``[15:20]`` to the dealer, then ``[20:40]`` the same way.
-- Mandare a monte (A19): before the first lead every seat in turn from the leader keeps its
+- Mandare a monte: before the first lead every seat in turn from the leader keeps its
   hand (``keep``) or, with a qualifying hand, demands a redeal (``monte``); the hand is shown
   and thrown in and the same dealer deals again. ``redeal_rule``: ``seed`` (exactly one A/2/3
   and nine 4-7, or exactly three figures and seven 4-7), ``low_value`` (worth < 1 point),
@@ -22,7 +22,7 @@ Rules summary:
   public (DECLARE event: the cards and values ``(kind, rank, suit, points)`` with kind 1 three
   of a kind + missing suit, 2 four of a kind, 3 napoletana + its suit). Accusi are credited at
   the end of the hand; with ``accuso_lost_on_cappotto`` a side that took no trick loses them.
-- Signals (A25, 4 seats): with ``signals`` on, a lead may carry busso, striscio or volo (all,
+- Signals (4 seats): with ``signals`` on, a lead may carry busso, striscio or volo (all,
   or only the one named); the PLAY event then has ``values=(signal,)``, 1 busso, 2 striscio,
   3 volo. Default ``none``.
 - Leader: by default (``first_lead=dealer_right``) seat dealer+1 leads; the first dealer is

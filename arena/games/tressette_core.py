@@ -4,9 +4,9 @@
 - Card points in thirds of a point: an ace is 3, a 3, 2, R, C or F is 1, the rest 0; the last
   trick is worth 3 more (``LAST_TRICK_THIRDS``); a deck holds 32 + 3 = 35 thirds. A side's
   points of a hand are its thirds // 3 (plus accusi), always 11 in total without accusi.
-- Accusi (declarations, RULES.md 1.6): three or four aces, threes or twos (3 or 4 points) and
-  the napoletana A-2-3 of one suit (3 points); see ``ACCUSO_*`` for the codes.
-- Mandare a monte (A19): the hand patterns that allow a player to demand a redeal.
+- Accusi (declarations; docs/games/tressette.md): three or four aces, threes or twos (3 or 4
+  points) and the napoletana A-2-3 of one suit (3 points); see ``ACCUSO_*`` for the codes.
+- Mandare a monte: the hand patterns that allow a player to demand a redeal.
 - ``TableMixin``: one table's hand of Tressette (2 or 4 seats, optional stock), writing its
   events with global seat numbers and card ids into ``_log``, so that several tables can share
   one event log. A game state inherits it directly (one table, no indirection on the hot path)
@@ -257,7 +257,7 @@ def redeal_test(rule: str, hand_size: int) -> Callable[[int], bool] | None:
 
 
 def qualifies_for_redeal(hand: list[int] | tuple[int, ...], rule: str) -> bool:
-    """True when a hand may demand a redeal under ``rule`` (RULES.md 1.6, A19).
+    """True when a hand may demand a redeal under ``rule`` (docs/games/tressette.md).
 
     ``seed``: exactly one A/2/3 and nine of 4-7, or exactly three figures and seven of 4-7;
     ``low_value``: worth less than one point; ``few_figures``: no A/2/3 and fewer than three

@@ -1,4 +1,5 @@
-"""Tressette a non prendere (3 seats, a match to a number of losses; RULES.md 1.8 and A17).
+"""Tressette a non prendere: 3 seats, a match to a number of losses
+(docs/games/tressette_non_prendere.md).
 
 Rules summary:
 - Italian 40-card deck, Tressette order 3 2 A R C F 7 6 5 4, no trumps. Points in thirds: an

@@ -1,6 +1,7 @@
-"""Tressette con il pozzo: Calabresella (Terziglio) for 3 seats, or Tressette in three with a stock.
+"""Tressette con il pozzo: Calabresella (Terziglio) for 3 seats, or Tressette in three with a stock
+(docs/games/tressette_pozzo.md).
 
-Rules summary (RULES.md 1.7, A21):
+Rules summary:
 - Italian 40-card deck, Tressette order 3 2 A R C F 7 6 5 4, no trumps, follow suit if able;
   the highest card of the led suit wins. Card points are counted in thirds: an ace 3, a 3, 2,
   R, C or F 1, the last trick 3 more. A side's points are floor(thirds / 3); 11 per hand.

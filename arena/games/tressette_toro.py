@@ -1,10 +1,11 @@
-"""Tressette incrociato su un toro: six players at three 4-seat tables at once (RULES.md 1.9).
+"""Tressette incrociato su un toro: six players at three 4-seat tables at once
+(docs/games/tressette_toro.md).
 
 Rules summary:
 - Positions in two facing rows: A1 A2 A3 / B1 B2 B3 (B1 faces A1). Seats 0-5 sit at positions
   A1 A2 A3 B1 B2 B3 in the first round; before round r (0-based) seat s moves to position
   (s + r) % 6, so partners and opponents change from round to round.
-- Three tables, each a 4-seat Tressette game (``tressette``, RULES.md 1.6, with the same
+- Three tables, each a 4-seat Tressette game (``tressette``, docs/games/tressette.md, with the same
   options: accusi, mandare a monte, signals, first lead) with its own deck copy of
   ``ITALIAN_120``: copy a = Left {A1, A2, B1, B2}, copy b = Right {A2, A3, B2, B3}, copy c =
   Corners {A1, A3, B1, B3}. Playing order (the dealer's right first): Left A1 A2 B2 B1,

@@ -3,7 +3,7 @@
 Tables are per card id (see ``Deck.per_card``), so a game builds them once and every call is
 a few tuple lookups. A card beats the current winner when it is a trump and the winner is not,
 or when it has the winner's suit and a strength at least as high: in one deck two cards of a
-suit never tie, and with two decks (RULES.md 1.4) the later of two identical cards wins.
+suit never tie, and with two decks (docs/games/chiamata.md) the later of two identical cards wins.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Vecchia (pampalugo), Old Maid with the Italian deck, 2-8 seats (RULES.md 1.13).
+"""Vecchia (pampalugo), Old Maid with the Italian deck, 2-8 seats (docs/games/vecchia.md).
 
 With two seats each hand is the complement of the other, so nothing is hidden
 (``Game.perfect_information``) and no choice changes the outcome; it is offered all the same.

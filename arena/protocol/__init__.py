@@ -26,6 +26,7 @@ from arena.protocol.actions import (
     wire_action,
 )
 from arena.protocol.answers import Answer, ReadyAnswer, read_answer, read_ready
+from arena.protocol.card_values import CardFigures, card_figures, card_values_message
 from arena.protocol.encoder import RequestEncoder
 from arena.protocol.encoding import MessageEncoder, RequestEncoding
 from arena.protocol.errors import ProtocolError
@@ -52,11 +53,14 @@ from arena.protocol.replies import decision_fields
 __all__ = [
     "PROTOCOL_VERSION",
     "Answer",
+    "CardFigures",
     "MessageEncoder",
     "ProtocolError",
     "ReadyAnswer",
     "RequestEncoder",
     "RequestEncoding",
+    "card_figures",
+    "card_values_message",
     "decision_fields",
     "deck_message",
     "engine_action",

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from arena.games import Game, GameError, State, UnknownGameError, load_game
 from arena.games.cards import Deck
 from arena.games.params import ParamValue
+from arena.protocol.card_values import card_values_message
 from arena.protocol.errors import ProtocolError
 from arena.protocol.reasons import to_wire
 from arena.protocol.serialize import match_end_bytes
@@ -55,7 +56,7 @@ def deck_message(deck: Deck) -> pb.Deck:
 
 START_CACHE_LIMIT = 256
 """Serialized per-game parts of MatchStart kept by game configuration; starts over beyond this."""
-_start_cache: dict[tuple[object, ...], tuple[bytes, bytes, bytes]] = {}
+_start_cache: dict[tuple[object, ...], tuple[bytes, bytes, bytes, bytes]] = {}
 
 # PlayRequest fields, and the MatchStart fields a match sets.
 MATCH_START = tag(1, LENGTH)
@@ -72,10 +73,10 @@ def _game_key(game: Game) -> tuple[object, ...]:
     return (game.id, game.num_players, tuple(game.params.items()), game.spec.rules_version)
 
 
-def _game_start_parts(game: Game) -> tuple[bytes, bytes, bytes]:
+def _game_start_parts(game: Game) -> tuple[bytes, bytes, bytes, bytes]:
     """The serialized MatchStart fields fixed by the game, cut where a match's own fields go:
     the protocol version (1); game, parameters and rules version (3-5); seats, teams and deck
-    (7-9)."""
+    (7-9); the card values (11)."""
     key = _game_key(game)
     parts = _start_cache.get(key)
     if parts is None:
@@ -90,6 +91,7 @@ def _game_start_parts(game: Game) -> tuple[bytes, bytes, bytes]:
             pb.MatchStart(num_seats=game.num_players, teams=[pb.Team(seats=team)
                                                               for team in teams],
                           deck=deck_message(game.deck)).SerializeToString(),
+            pb.MatchStart(card_values=card_values_message(game)).SerializeToString(),
         )
     return parts
 
@@ -104,10 +106,11 @@ def match_start_payload(game: Game, seat: int, match_id: str, decision_ms: int,
     if decision_ms < 0 or bank_ms < 0:
         raise ProtocolError(f"negative time control: decision {decision_ms} ms, "
                             f"bank {bank_ms} ms")
-    version, game_fields, table_fields = _game_start_parts(game)
+    version, game_fields, table_fields, card_fields = _game_start_parts(game)
     clock = varint_field(DECISION_MS, decision_ms) + varint_field(BANK_MS, bank_ms)
     body = b"".join((version, string_field(MATCH_ID, match_id), game_fields,
-                     varint_field(SEAT, seat), table_fields, length_field(TIME_CONTROL, clock)))
+                     varint_field(SEAT, seat), table_fields, length_field(TIME_CONTROL, clock),
+                     card_fields))
     return length_field(MATCH_START, body)
 
 

@@ -11,6 +11,7 @@ from arena.protocol import (
     MessageEncoder,
     ProtocolError,
     RequestEncoder,
+    card_values_message,
     deck_message,
     engine_action,
     event_to_message,
@@ -104,6 +105,8 @@ def test_match_start_rejects_a_seat_outside_the_game() -> None:
     ("briscola", 4, {"hands": 3, "trump_swap": "seven"}, 3, "m-1", (1000, 0)),
     ("misere", 4, {"hand_size": 5}, 1, "a match id with ünicode", (0, 30_000)),
     ("briscola-chiamata-due-mazzi", 8, {}, 7, "x" * 200, (2**40, 2**33)),
+    ("vecchia", 5, {}, 2, "m", (1, 1)),
+    ("scopa", 2, {}, 1, "m", (1, 1)),
 ])
 def test_match_start_payload_is_protobufs_serialization(
         game_id: str, players: int, params: dict[str, ParamValue], seat: int, match_id: str,
@@ -118,7 +121,8 @@ def test_match_start_payload_is_protobufs_serialization(
         protocol_version=PROTOCOL_VERSION, match_id=match_id, game=game.id,
         parameters=parameters, rules_version=game.spec.rules_version, seat=seat,
         num_seats=players, teams=teams, deck=deck_message(game.deck),
-        time_control=pb.TimeControl(decision_ms=clock[0], bank_ms=clock[1])))
+        time_control=pb.TimeControl(decision_ms=clock[0], bank_ms=clock[1]),
+        card_values=card_values_message(game)))
     for _ in range(2):
         assert match_start_payload(game, seat, match_id, *clock) == expected.SerializeToString()
 

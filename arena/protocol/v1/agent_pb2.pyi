@@ -124,7 +124,7 @@ class PlayResponse(_message.Message):
     def __init__(self, ready: _Optional[_Union[Ready, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("protocol_version", "match_id", "game", "parameters", "rules_version", "seat", "num_seats", "teams", "deck", "time_control")
+    __slots__ = ("protocol_version", "match_id", "game", "parameters", "rules_version", "seat", "num_seats", "teams", "deck", "time_control", "card_values")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +135,7 @@ class MatchStart(_message.Message):
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     DECK_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CARD_VALUES_FIELD_NUMBER: _ClassVar[int]
     protocol_version: str
     match_id: str
     game: str
@@ -145,7 +146,8 @@ class MatchStart(_message.Message):
     teams: _containers.RepeatedCompositeFieldContainer[Team]
     deck: Deck
     time_control: TimeControl
-    def __init__(self, protocol_version: _Optional[str] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[Parameter, _Mapping]]] = ..., rules_version: _Optional[str] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]] = ..., deck: _Optional[_Union[Deck, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    card_values: CardValues
+    def __init__(self, protocol_version: _Optional[str] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[Parameter, _Mapping]]] = ..., rules_version: _Optional[str] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]] = ..., deck: _Optional[_Union[Deck, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., card_values: _Optional[_Union[CardValues, _Mapping]] = ...) -> None: ...
 
 class Parameter(_message.Message):
     __slots__ = ("name", "bool_value", "int_value", "string_value")
@@ -196,6 +198,20 @@ class Card(_message.Message):
     rank: int
     copy: int
     def __init__(self, id: _Optional[int] = ..., code: _Optional[str] = ..., symbol: _Optional[str] = ..., name: _Optional[str] = ..., italian_name: _Optional[str] = ..., suit: _Optional[int] = ..., rank: _Optional[int] = ..., copy: _Optional[int] = ...) -> None: ...
+
+class CardValues(_message.Message):
+    __slots__ = ("points", "points_total", "trick_strength", "rank_strength", "capture_value")
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TRICK_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    RANK_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    CAPTURE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    points: _containers.RepeatedScalarFieldContainer[int]
+    points_total: int
+    trick_strength: _containers.RepeatedScalarFieldContainer[int]
+    rank_strength: _containers.RepeatedScalarFieldContainer[int]
+    capture_value: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, points: _Optional[_Iterable[int]] = ..., points_total: _Optional[int] = ..., trick_strength: _Optional[_Iterable[int]] = ..., rank_strength: _Optional[_Iterable[int]] = ..., capture_value: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("decision_ms", "bank_ms")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardarena_sdk.address import ENV_VAR, AddressError, resolve_address
 from cardarena_sdk.bot import Bot
+from cardarena_sdk.card_values import NO_TRUMP, CardValues
 from cardarena_sdk.cards import HIDDEN, CardInfo, DeckInfo, card_name, rank_of, suit_of
 from cardarena_sdk.match import MatchInfo
 from cardarena_sdk.reference import match_seed
@@ -69,12 +70,14 @@ __version__ = "0.1.0"
 __all__ = [
     "ENV_VAR",
     "HIDDEN",
+    "NO_TRUMP",
     "PROTOCOL_VERSION",
     "ActionKind",
     "AddressError",
     "Bot",
     "BotServer",
     "CardInfo",
+    "CardValues",
     "DeckInfo",
     "EventKind",
     "MatchInfo",

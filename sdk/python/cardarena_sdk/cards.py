@@ -96,7 +96,8 @@ class DeckInfo:
         return self.card(card).suit
 
     def rank_of(self, card: int) -> int:
-        """The rank index of a card (the deck's order, lowest first)."""
+        """The rank index of a card (the deck's order, lowest first), not its strength in the
+        game: ``CardValues`` has that."""
         return self.card(card).rank
 
     def copy_of(self, card: int) -> int:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from cardarena_sdk.card_values import CardValues
 from cardarena_sdk.cards import DeckInfo
 
 if TYPE_CHECKING:
@@ -29,9 +30,10 @@ def params_from_message(parameters: Iterable[pb.Parameter]) -> dict[str, ParamVa
 
 
 class MatchInfo:
-    """The game, seat, parameters, teams, deck and clock of one match."""
+    """The game, seat, parameters, teams, deck, card values and clock of one match."""
 
     __slots__ = (
+        "_card_values",
         "_game",
         "bank_ms",
         "decision_ms",
@@ -63,6 +65,7 @@ class MatchInfo:
         self.decision_ms = message.time_control.decision_ms
         self.bank_ms = message.time_control.bank_ms
         self._game: Game | None = None
+        self._card_values: CardValues | None = None
 
     @property
     def game(self) -> Game:
@@ -72,6 +75,36 @@ class MatchInfo:
 
             self._game = game_from_match_start(self.raw)
         return self._game
+
+    @property
+    def card_values(self) -> CardValues:
+        """Each card's points, trick strength, rank strength and capture value in this game,
+        from the MatchStart (from the engine when an older arena sent none)."""
+        if self._card_values is None:
+            message = self.raw.card_values
+            if not self.raw.HasField("card_values"):
+                from arena.protocol import card_values_message
+
+                message = card_values_message(self.game)
+            self._card_values = CardValues.from_message(message, self.game_id, self.deck)
+        return self._card_values
+
+    def points(self, card: int) -> int:
+        """The card points ``card`` is worth when won; 0 in a game without card points."""
+        return self.card_values.points(card)
+
+    def strength(self, card: int) -> int:
+        """The trick strength of ``card``; a ValueError in a game without tricks."""
+        return self.card_values.strength(card)
+
+    def beats(self, card: int, other: int, trump: int, led: int) -> bool:
+        """Whether ``card``, played after ``other`` in a trick led in suit ``led`` with trump
+        suit ``trump`` (-1: none), takes the trick from it (see ``CardValues.beats``)."""
+        return self.card_values.beats(card, other, trump, led)
+
+    def trick_winner(self, cards: Sequence[int], trump: int) -> int:
+        """The index, in play order, of the card that takes a trick of ``cards``."""
+        return self.card_values.trick_winner(cards, trump)
 
     def team(self) -> tuple[int, ...] | None:
         """The seats of this seat's public team, itself included, or None without teams."""

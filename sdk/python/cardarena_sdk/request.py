@@ -142,8 +142,16 @@ class Request:
         return self.match.deck.suit_of(card)
 
     def rank_of(self, card: int) -> int:
-        """The rank index of a card."""
+        """The rank index of a card (its place in the deck, not its strength)."""
         return self.match.deck.rank_of(card)
+
+    def points(self, card: int) -> int:
+        """The card points of a card in this game; 0 in a game without card points."""
+        return self.match.card_values.points(card)
+
+    def strength(self, card: int) -> int:
+        """The trick strength of a card; a ValueError in a game without tricks."""
+        return self.match.card_values.strength(card)
 
     def __repr__(self) -> str:
         """The request id, the seat and the legal action labels."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import math
 import statistics
 import sys
@@ -23,8 +24,10 @@ from arena.bots import BotManifest
 from arena.games import Game, load_game
 from arena.games.registry import game_ids
 from arena.match.runner import run_duplicate, run_duplicate_async
+from arena.protocol import card_values_message
 from arena.protocol.v1 import agent_pb2 as pb
 from tests.agents.botkit import short_temp_root
+from tests.polyglot.portable_play import MOVES_FILE, digests
 
 ROOT = Path(__file__).resolve().parents[2]
 PORTABLE = ROOT / "sample_bots" / "python" / "portable"
@@ -59,8 +62,11 @@ def deck(name: str = "italian-40", ranks: int = 10) -> pb.Deck:
 
 
 def figures(game: str, deck_name: str = "italian-40") -> Any:
-    """The strategy's figures of a MatchStart for ``game`` with a hand-made deck."""
-    return strategy.Figures.from_match_start(pb.MatchStart(game=game, deck=deck(deck_name)))
+    """The strategy's figures of a MatchStart for ``game`` with a hand-made deck and the card
+    values the arena sends for the game."""
+    values = card_values_message(load_game(game))
+    return strategy.Figures.from_match_start(
+        pb.MatchStart(game=game, deck=deck(deck_name), card_values=values))
 
 
 def action(action_id: int, kind: pb.ActionKind, cards: Sequence[int] = (),
@@ -120,6 +126,39 @@ def test_the_value_of_a_card_follows_its_family(game: str, rank: int, value: int
 def test_a_hidden_card_is_worth_nothing(game: str) -> None:
     assert figures(game).value(HIDDEN) == 0
     assert figures(game).values([HIDDEN, card(KING, CUPS)]) == figures(game).value(card(KING, CUPS))
+
+
+def test_families_b_and_t_take_strength_and_points_from_the_card_values() -> None:
+    """No tables of its own: made-up card values change the figures."""
+    values = pb.CardValues(points=[card % 7 for card in range(40)],
+                           trick_strength=[39 - card for card in range(40)])
+    for game in ("briscola", "tressette"):
+        made_up = strategy.Figures.from_match_start(
+            pb.MatchStart(game=game, deck=deck(), card_values=values))
+        assert [made_up.value(held) for held in range(40)] == \
+            [16 * (held % 7) + 39 - held for held in range(40)]
+
+
+def test_without_card_values_a_card_is_worth_its_rank_index() -> None:
+    """A MatchStart of an arena that sends no card values: strength is the rank, no points."""
+    bare = strategy.Figures.from_match_start(pb.MatchStart(game="briscola", deck=deck()))
+    assert [bare.value(card(rank, CLUBS)) for rank in range(10)] == list(range(10))
+
+
+def test_family_n_ignores_the_card_values() -> None:
+    """High Card sends briscola points and tressette has none here: family N keeps the rank."""
+    values = card_values_message(load_game("briscola"))
+    for game in ("high-card", "misere", "scopa"):
+        other = strategy.Figures.from_match_start(
+            pb.MatchStart(game=game, deck=deck(), card_values=values))
+        assert [other.value(held) for held in range(40)] == [held % 10 for held in range(40)]
+
+
+def test_the_moves_of_every_configuration_are_unchanged() -> None:
+    """Every configuration, strategy against random, plays the very actions it played when the
+    strategy still had tables of its own (``python -m tests.polyglot.portable_play`` rewrites
+    the file after a deliberate change)."""
+    assert digests(strategy) == json.loads(MOVES_FILE.read_text())
 
 
 def test_family_n_reads_the_rank_index_of_any_deck() -> None:

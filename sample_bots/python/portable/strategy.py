@@ -1,7 +1,8 @@
 """The portable heuristic (docs/portable-heuristic.md): score every legal action, keep the best.
 
-It reads only the wire: the deck and game id of ``MatchStart`` and each ``DecisionRequest``.
-Ties go to the lowest action id, so every port makes the same choice on the same request.
+It reads only the wire: the game id, deck and card values of ``MatchStart`` and each
+``DecisionRequest``. Ties go to the lowest action id, so every port makes the same choice on the
+same request.
 """
 
 from __future__ import annotations
@@ -26,19 +27,16 @@ ONE_POINT = 3
 
 @dataclass(frozen=True)
 class Family:
-    """Card strength and points by rank index, and the points that make a trick worth taking."""
+    """The card points that make a trick worth taking (strength and points come from the
+    MatchStart's card values)."""
 
-    strength: tuple[int, ...]
-    points: tuple[int, ...]
     threshold: int
 
 
-FAMILY_B = Family(strength=(9, 0, 8, 1, 2, 3, 4, 5, 6, 7),
-                  points=(11, 0, 10, 0, 0, 0, 0, 2, 3, 4), threshold=10)
-"""Briscola-like games: ace, three, king, knight, jack."""
-FAMILY_T = Family(strength=(7, 8, 9, 0, 1, 2, 3, 4, 5, 6),
-                  points=(3, 1, 1, 0, 0, 0, 0, 1, 1, 1), threshold=3)
-"""Tressette-like games: three, two, ace high; points in thirds."""
+FAMILY_B = Family(threshold=10)
+"""Briscola-like games: a trick worth an ace or a three."""
+FAMILY_T = Family(threshold=3)
+"""Tressette-like games: a trick worth one point (three thirds)."""
 
 
 def family_of(game: str) -> Family | None:
@@ -64,18 +62,20 @@ class Figures:
 
     @classmethod
     def from_match_start(cls, start: pb.MatchStart) -> Figures:
-        """Read the game id and every card of ``MatchStart.deck``."""
+        """Read the game id, every card of ``MatchStart.deck`` and, in families B and T, each
+        card's trick strength and points from ``MatchStart.card_values``."""
         family = family_of(start.game)
         cards = sorted(start.deck.cards, key=lambda card: card.id)
-        ranks = tuple(card.rank for card in cards)
+        strength_table = start.card_values.trick_strength if family else []
+        points_table = start.card_values.points if family else []
         return cls(
             game=start.game,
             family=family,
             italian=start.deck.name.startswith("italian"),
             suits=tuple(card.suit for card in cards),
-            ranks=ranks,
-            strengths=tuple(family.strength[rank] if family else rank for rank in ranks),
-            points=tuple(family.points[rank] if family else 0 for rank in ranks),
+            ranks=tuple(card.rank for card in cards),
+            strengths=tuple(wire_figure(strength_table, card.id, card.rank) for card in cards),
+            points=tuple(wire_figure(points_table, card.id, 0) for card in cards),
         )
 
     def value(self, card: int) -> int:
@@ -95,6 +95,12 @@ class Figures:
     def strength(self, card: int) -> int:
         """The strength of one card; a hidden card has none."""
         return 0 if card == HIDDEN else self.strengths[card]
+
+
+def wire_figure(table: Sequence[int], card: int, default: int) -> int:
+    """A card's entry in a card-values table, or ``default`` where the table does not cover it
+    (an empty table: family N, or an arena that sends no card values)."""
+    return table[card] if 0 <= card < len(table) else default
 
 
 Scorer = Callable[[Figures, pb.Observation, pb.LegalAction], int]

@@ -17,27 +17,17 @@ const (
 	Seven = 6
 )
 
-// Family gives card strength and points by rank index, and the points a trick must be worth
-// before a card is played to win it.
+// Family gives the points a trick must be worth before a card is played to win it; card
+// strength and points come from MatchStart.card_values.
 type Family struct {
-	Strength  [10]int
-	Points    [10]int
 	Threshold int
 }
 
-// FamilyB is the briscola family: ace, three, king, knight, jack.
-var FamilyB = &Family{
-	Strength:  [10]int{9, 0, 8, 1, 2, 3, 4, 5, 6, 7},
-	Points:    [10]int{11, 0, 10, 0, 0, 0, 0, 2, 3, 4},
-	Threshold: 10,
-}
+// FamilyB is the briscola family: a trick worth an ace or a three.
+var FamilyB = &Family{Threshold: 10}
 
-// FamilyT is the tressette family: three, two, ace high; points in thirds.
-var FamilyT = &Family{
-	Strength:  [10]int{7, 8, 9, 0, 1, 2, 3, 4, 5, 6},
-	Points:    [10]int{3, 1, 1, 0, 0, 0, 0, 1, 1, 1},
-	Threshold: 3,
-}
+// FamilyT is the tressette family: a trick worth one point (three thirds).
+var FamilyT = &Family{Threshold: 3}
 
 // FamilyOf is family B or T for a game id, nil for every other game (family N).
 func FamilyOf(game string) *Family {
@@ -64,7 +54,17 @@ type Figures struct {
 	Known   []bool        // by card id: whether the deck listed the card
 }
 
-// NewFigures reads the game id and every card of MatchStart.deck.
+// wireFigure is a card's entry in a card-values table, or fallback where the table does not
+// cover it (an empty table: family N, or an arena that sends no card values).
+func wireFigure(table []int32, card int32, fallback int) int {
+	if card >= 0 && int(card) < len(table) {
+		return int(table[card])
+	}
+	return fallback
+}
+
+// NewFigures reads the game id, every card of MatchStart.deck and, in families B and T, each
+// card's trick strength and points from MatchStart.card_values.
 func NewFigures(start *agentpb.MatchStart) *Figures {
 	figures := &Figures{
 		Game:    start.GetGame(),
@@ -77,6 +77,11 @@ func NewFigures(start *agentpb.MatchStart) *Figures {
 			size = int(card.GetId()) + 1
 		}
 	}
+	var strength, points []int32
+	if figures.Family != nil {
+		strength = start.GetCardValues().GetTrickStrength()
+		points = start.GetCardValues().GetPoints()
+	}
 	figures.Cards = make([]CardFigures, size)
 	figures.Known = make([]bool, size)
 	for _, card := range start.GetDeck().GetCards() {
@@ -84,11 +89,9 @@ func NewFigures(start *agentpb.MatchStart) *Figures {
 			continue
 		}
 		rank := int(card.GetRank())
-		entry := CardFigures{Suit: int(card.GetSuit()), Rank: rank, Strength: rank}
-		if figures.Family != nil && rank >= 0 && rank < len(figures.Family.Strength) {
-			entry.Strength = figures.Family.Strength[rank]
-			entry.Points = figures.Family.Points[rank]
-		}
+		entry := CardFigures{Suit: int(card.GetSuit()), Rank: rank,
+			Strength: wireFigure(strength, card.GetId(), rank),
+			Points:   wireFigure(points, card.GetId(), 0)}
 		figures.Cards[card.GetId()] = entry
 		figures.Known[card.GetId()] = true
 	}

@@ -1,12 +1,39 @@
 package heuristic
 
 import (
+	"strings"
 	"testing"
 
 	"cardarena/agentpb"
 )
 
-// italianDeck is a 40-card Italian deck: card id = 10 × suit + rank.
+// byRank spreads a table by rank index over the 40 cards of an Italian deck.
+func byRank(table [10]int32) []int32 {
+	cards := make([]int32, 40)
+	for card := range cards {
+		cards[card] = table[card%10]
+	}
+	return cards
+}
+
+// cardValues is what the arena sends as MatchStart.card_values for the game
+// (docs/protocol.md, "Card values"): the briscola and tressette orders and points.
+func cardValues(game string) *agentpb.CardValues {
+	switch {
+	case strings.HasPrefix(game, "briscola") || game == "madrasso":
+		return &agentpb.CardValues{
+			TrickStrength: byRank([10]int32{9, 0, 8, 1, 2, 3, 4, 5, 6, 7}),
+			Points:        byRank([10]int32{11, 0, 10, 0, 0, 0, 0, 2, 3, 4}), PointsTotal: 120}
+	case strings.HasPrefix(game, "tressette"):
+		return &agentpb.CardValues{
+			TrickStrength: byRank([10]int32{7, 8, 9, 0, 1, 2, 3, 4, 5, 6}),
+			Points:        byRank([10]int32{3, 1, 1, 0, 0, 0, 0, 1, 1, 1}), PointsTotal: 35}
+	}
+	return &agentpb.CardValues{}
+}
+
+// italianDeck is a MatchStart with a 40-card Italian deck (card id = 10 × suit + rank) and the
+// game's card values.
 func italianDeck(game string) *agentpb.MatchStart {
 	deck := &agentpb.Deck{Name: "italian-40"}
 	for suit := int32(0); suit < 4; suit++ {
@@ -14,7 +41,34 @@ func italianDeck(game string) *agentpb.MatchStart {
 			deck.Cards = append(deck.Cards, &agentpb.Card{Id: 10*suit + rank, Suit: suit, Rank: rank})
 		}
 	}
-	return &agentpb.MatchStart{Game: game, Deck: deck}
+	return &agentpb.MatchStart{Game: game, Deck: deck, CardValues: cardValues(game)}
+}
+
+func TestStrengthAndPointsComeFromTheCardValues(t *testing.T) {
+	start := italianDeck("briscola")
+	start.CardValues = &agentpb.CardValues{}
+	for card := int32(0); card < 40; card++ {
+		start.CardValues.Points = append(start.CardValues.Points, card%7)
+		start.CardValues.TrickStrength = append(start.CardValues.TrickStrength, 39-card)
+	}
+	for _, game := range []string{"briscola", "tressette"} {
+		start.Game = game
+		figures := NewFigures(start)
+		for card := int32(0); card < 40; card++ {
+			if got, want := figures.Value(card), int(16*(card%7)+39-card); got != want {
+				t.Errorf("%s card %d: value %d, want %d", game, card, got, want)
+			}
+		}
+	}
+	start.Game = "high-card"
+	if got := NewFigures(start).Value(19); got != 9 {
+		t.Errorf("family N: value %d, want the rank index 9", got)
+	}
+	start.Game = "briscola"
+	start.CardValues = nil
+	if got := NewFigures(start).Value(0); got != 0 {
+		t.Errorf("no card values: value %d, want the rank index 0", got)
+	}
 }
 
 // play is a PLAY action of the given cards.

@@ -17,7 +17,8 @@ terminal, Markdown, HTML and the web show one value the same way.
 
 The report is laid out once as sections of plain tables (``sections``) and rendered from that
 as Markdown, or a self-contained HTML page whose images are PNG files beside it
-(``write_report``); the command line prints the same sections as terminal tables. Every text
+(``write_report``), made from the template of the web service's report page
+(``report_page``); the command line prints the same sections as terminal tables. Every text
 of the layout is made safe to show first (``safe_text``: a bot's name or language may hold
 control or bidi characters its author put in bot.toml), then escaped for the format it is
 written in.
@@ -25,7 +26,6 @@ written in.
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -66,6 +66,7 @@ from arena.league.forfeits import (
 )
 from arena.league.numbers import estimate, fixed, p_value, percent, rate, signed, verdict
 from arena.league.ratings import Rating, game_ratings, leaderboard, overall
+from arena.league.report_page import render_file_page
 from arena.league.schedule import ScheduledMatch
 from arena.match.results import DuplicateResult
 from arena.match.safetext import dumps, safe_text
@@ -552,50 +553,10 @@ def markdown_table(view: TableView) -> list[str]:
                           for row in view.rows)]
 
 
-HTML_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 0.3em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-th { background: #f3f3f3; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
-p.note { color: #555; font-size: 0.9em; margin-top: 0; }
-img { max-width: 100%; }
-"""
-
-
 def render_html(report: LeagueReport[Any]) -> str:
-    """The report as one self-contained HTML page, ratings plots referenced by relative path."""
-    title = html.escape(f"League report: {bot_name(report.name)}")
-    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             f"<title>{title}</title>", f"<style>{HTML_STYLE}</style>", "</head>", "<body>",
-             f"<h1>{title}</h1>"]
-    for section in sections(report):
-        heading = html.escape(section.heading)
-        parts += [f"<h2>{heading}</h2>",
-                  f'<img src="{html.escape(quote(section.image))}" alt="Ratings: {heading}">']
-        for view in section.tables:
-            parts += html_table(view)
-    parts += ["</body>", "</html>", ""]
-    return "\n".join(parts)
-
-
-def html_table(view: TableView) -> list[str]:
-    """A table with a caption and its note below it."""
-    def cell(tag: str, value: Cell) -> str:
-        text = html.escape(value.text)
-        if value.strong and text:
-            text = f"<strong>{text}</strong>"
-        return f'<{tag} class="n">{text}</{tag}>' if value.number else f"<{tag}>{text}</{tag}>"
-
-    lines = ["<table>", f"<caption>{html.escape(view.title)}</caption>",
-             "<tr>" + "".join(cell("th", column) for column in view.columns) + "</tr>"]
-    lines += ["<tr>" + "".join(cell("td", value) for value in row) + "</tr>"
-              for row in view.rows]
-    lines.append("</table>")
-    if view.note:
-        lines.append(f'<p class="note">{html.escape(view.note)}</p>')
-    return lines
+    """The report as one self-contained HTML page (``report_page``: the template the web
+    service's report page uses too), ratings plots referenced by relative path."""
+    return render_file_page(bot_name(report.name), sections(report))
 
 
 def write_report(report: LeagueReport[Any], folder: Path) -> list[Path]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -26,6 +26,9 @@ from arena.server.web.signin import signed_in
 from arena.store import open_store
 
 log = logging.getLogger(__name__)
+
+FAVICON = HERE / "static" / "favicon.svg"
+"""The site's icon: a card on the header's green, no request to anyone else."""
 
 
 async def on_http_error(request: Request, error: Exception) -> Response:
@@ -60,6 +63,11 @@ async def on_server_error(request: Request, error: Exception) -> Response:
     return error_page(request, 500, "something went wrong while making this page")
 
 
+async def favicon() -> Response:
+    """The site's icon where browsers look for it first (pages link the same SVG)."""
+    return FileResponse(FAVICON, media_type="image/svg+xml")
+
+
 def create_app(store_url: str) -> FastAPI:
     """The web app reading the store at ``store_url`` (a URL or a SQLite path)."""
     store = open_store(store_url)
@@ -75,6 +83,7 @@ def create_app(store_url: str) -> FastAPI:
     app.state.queries = Queries(store)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.add_api_route("/favicon.ico", favicon, include_in_schema=False)
     app.include_router(router, dependencies=[Depends(signed_in)])
     app.include_router(sign_in_router, dependencies=[Depends(signed_in)])
     app.add_exception_handler(HTTPException, on_http_error)

@@ -15,13 +15,15 @@ from markupsafe import Markup
 from arena.games import game_ids
 from arena.league.plots import ratings_figure
 from arena.league.ratings import Rating
-from arena.league.report import OVERALL_IMAGE, image_names, sections
+from arena.league.report import OVERALL_IMAGE, bot_name, image_names, sections
+from arena.league.report_page import PAGE as REPORT_PAGE
+from arena.league.report_page import page_context
 from arena.match.record import MatchRecord
 from arena.match.safetext import safe_text
 from arena.server.web.frames import Frame, View, match_frames
 from arena.server.web.history import history_svg, rating_history
 from arena.server.web.queries import NotFound, Queries, game_names
-from arena.server.web.rendering import BadRequest, page
+from arena.server.web.rendering import BadRequest, page, url_part
 from arena.server.web.signin import viewer_of
 
 router = APIRouter()
@@ -81,9 +83,12 @@ def league_page(request: Request, name: str) -> Response:
 
 @router.get("/leagues/{name}/report", response_class=HTMLResponse)
 def report_page(request: Request, name: str) -> Response:
-    """A league's comparison report, laid out as ``arena report`` lays it out."""
+    """A league's comparison report, from the template of ``arena report``'s page."""
     report = queries(request).report(name)
-    return page(request, "report.html", name=name, report=report, sections=sections(report))
+    league = f"/leagues/{url_part(name)}"
+    return page(request, REPORT_PAGE, **page_context(
+        bot_name(report.name), sections(report), "base.html", f"{league}/report/plots/",
+        league))
 
 
 @router.get("/leagues/{name}/report/plots/{image}")

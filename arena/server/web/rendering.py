@@ -1,8 +1,8 @@
 """How pages are rendered: the templates, their helpers, and the error page.
 
-Every value a template prints passes through ``shown`` (Jinja's ``finalize``): text has its
-control and format characters escaped (``safe_text``: a bot's name may hold a bidi override)
-before autoescaping makes it HTML.
+Every value a template prints passes through ``shown`` (``arena.league.report_page``, Jinja's
+``finalize``): text has its control and format characters escaped (``safe_text``: a bot's name
+may hold a bidi override) before autoescaping makes it HTML.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from urllib.parse import quote
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
-from markupsafe import Markup
+from jinja2 import ChoiceLoader, FileSystemLoader
 
-from arena.league import numbers
+from arena.league import numbers, report_page
 from arena.league.compare import CORRECTIONS, MIN_SETS
-from arena.match.safetext import safe_text
 
 HERE = Path(__file__).parent
-"""Where the templates and static files are."""
+"""Where the templates and static files are (the report's template is the league's:
+``arena.league.report_page``, which ``arena report`` writes its page with)."""
 
 STATUS_TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found",
                  405: "Method not allowed", 500: "Server error"}
@@ -44,19 +44,13 @@ def signed(value: float) -> str:
     return f"{value:+.4g}" if value else "0"
 
 
-def shown(value: object) -> object:
-    """A value as a template prints it: text made safe to show (``Markup`` is HTML the pages
-    made themselves, and stays as it is)."""
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return safe_text(value, multiline=True)
-    return value
-
-
 def make_templates() -> Jinja2Templates:
-    """The page templates, with the helpers they use; what they print goes through
-    ``shown``."""
+    """The page templates and the report's, with the helpers they use; what they print goes
+    through ``shown`` (``report_page.shown``)."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.finalize = shown
+    templates.env.loader = ChoiceLoader([FileSystemLoader(HERE / "templates"),
+                                         FileSystemLoader(report_page.TEMPLATES)])
+    report_page.configure(templates.env)
     templates.env.filters["signed"] = signed
     templates.env.filters["fixed"] = numbers.fixed
     templates.env.filters["estimate"] = numbers.estimate

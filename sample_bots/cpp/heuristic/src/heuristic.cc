@@ -8,13 +8,6 @@
 namespace heuristic {
 namespace {
 
-constexpr int kRanks = 10;
-// Strength and points by rank index (ace, 2, 3, 4, 5, 6, 7, jack, knight, king).
-constexpr std::array<int, kRanks> kBriscolaStrength = {9, 0, 8, 1, 2, 3, 4, 5, 6, 7};
-constexpr std::array<int, kRanks> kBriscolaPoints = {11, 0, 10, 0, 0, 0, 0, 2, 3, 4};
-constexpr std::array<int, kRanks> kTressetteStrength = {7, 8, 9, 0, 1, 2, 3, 4, 5, 6};
-constexpr std::array<int, kRanks> kTressettePoints = {3, 1, 1, 0, 0, 0, 0, 1, 1, 1};
-
 // The trick points a winning card must reach: 10 in family B, 3 (thirds) in family T.
 constexpr int kBriscolaThreshold = 10;
 constexpr int kTressetteThreshold = 3;
@@ -147,12 +140,18 @@ Family FamilyOf(const std::string& game) {
   return Family::kOther;
 }
 
-CardFigures::CardFigures(Family family, const pb::Deck& deck)
+CardFigures::CardFigures(Family family, const pb::Deck& deck, const pb::CardValues& values)
     : family_(family), italian_(StartsWith(deck.name(), "italian")) {
+  bool wire = family != Family::kOther;
   for (const pb::Card& card : deck.cards()) {
     if (card.id() < 0) continue;
     if (static_cast<size_t>(card.id()) >= cards_.size()) cards_.resize(card.id() + 1);
-    cards_[card.id()] = Figure{true, card.suit(), card.rank()};
+    Figure figure{true, card.suit(), card.rank(), std::max(card.rank(), 0), 0};
+    if (wire && card.id() < values.trick_strength_size()) {
+      figure.strength = values.trick_strength(card.id());
+    }
+    if (wire && card.id() < values.points_size()) figure.points = values.points(card.id());
+    cards_[card.id()] = figure;
   }
 }
 
@@ -164,18 +163,9 @@ int CardFigures::Suit(int card) const { return Known(card) ? cards_[card].suit :
 
 int CardFigures::Rank(int card) const { return Known(card) ? cards_[card].rank : -1; }
 
-int CardFigures::Strength(int card) const {
-  int rank = Rank(card);
-  if (family_ == Family::kOther) return std::max(rank, 0);
-  if (rank < 0 || rank >= kRanks) return 0;
-  return family_ == Family::kBriscola ? kBriscolaStrength[rank] : kTressetteStrength[rank];
-}
+int CardFigures::Strength(int card) const { return Known(card) ? cards_[card].strength : 0; }
 
-int CardFigures::Points(int card) const {
-  int rank = Rank(card);
-  if (family_ == Family::kOther || rank < 0 || rank >= kRanks) return 0;
-  return family_ == Family::kBriscola ? kBriscolaPoints[rank] : kTressettePoints[rank];
-}
+int CardFigures::Points(int card) const { return Known(card) ? cards_[card].points : 0; }
 
 int CardFigures::Value(int card) const {
   return Known(card) ? 16 * Points(card) + Strength(card) : 0;

@@ -19,10 +19,12 @@ enum class Family { kBriscola, kTressette, kOther };
 // The family of a game id: `briscola*` and `madrasso` are B, `tressette*` T, the rest N.
 Family FamilyOf(const std::string& game);
 
-// What the strategy knows of each card of the deck: suit, rank, strength and points.
+// What the strategy knows of each card of the deck: suit, rank, strength and points. In
+// families B and T strength and points are MatchStart.card_values' trick_strength and points
+// (a card they do not cover has its rank index and no points); family N uses the rank index.
 class CardFigures {
  public:
-  CardFigures(Family family, const pb::Deck& deck);
+  CardFigures(Family family, const pb::Deck& deck, const pb::CardValues& values);
 
   Family family() const { return family_; }
   // True for the Italian decks, where coins, sevens and the settebello count in captures.
@@ -43,6 +45,8 @@ class CardFigures {
     bool known = false;
     int suit = -1;
     int rank = -1;
+    int strength = 0;
+    int points = 0;
   };
 
   Family family_;

@@ -42,6 +42,23 @@ pb::Deck ItalianDeck() {
 
 int Card(int suit, int rank) { return 10 * suit + rank; }
 
+// What the arena sends as MatchStart.card_values (docs/protocol.md, "Card values"): the
+// briscola or tressette order and points, by rank index spread over the 40 cards.
+pb::CardValues Values(Family family) {
+  static const int kBriscolaStrength[10] = {9, 0, 8, 1, 2, 3, 4, 5, 6, 7};
+  static const int kBriscolaPoints[10] = {11, 0, 10, 0, 0, 0, 0, 2, 3, 4};
+  static const int kTressetteStrength[10] = {7, 8, 9, 0, 1, 2, 3, 4, 5, 6};
+  static const int kTressettePoints[10] = {3, 1, 1, 0, 0, 0, 0, 1, 1, 1};
+  pb::CardValues values;
+  if (family == Family::kOther) return values;
+  bool briscola = family == Family::kBriscola;
+  for (int card = 0; card < 40; ++card) {
+    values.add_trick_strength(briscola ? kBriscolaStrength[card % 10] : kTressetteStrength[card % 10]);
+    values.add_points(briscola ? kBriscolaPoints[card % 10] : kTressettePoints[card % 10]);
+  }
+  return values;
+}
+
 pb::LegalAction Action(uint32_t id, pb::ActionKind kind, std::initializer_list<int> cards = {}) {
   pb::LegalAction action;
   action.set_id(id);
@@ -74,22 +91,41 @@ void TestFamilies() {
 }
 
 void TestValues() {
-  CardFigures briscola(Family::kBriscola, ItalianDeck());
+  CardFigures briscola(Family::kBriscola, ItalianDeck(), Values(Family::kBriscola));
   ExpectEqual(briscola.Value(Card(0, 0)), 16 * 11 + 9, "B ace");
   ExpectEqual(briscola.Value(Card(0, 2)), 16 * 10 + 8, "B three");
   ExpectEqual(briscola.Value(Card(0, 1)), 0, "B two");
   ExpectEqual(briscola.Value(Card(3, 9)), 16 * 4 + 7, "B king");
   ExpectEqual(briscola.Value(-1), 0, "hidden card");
-  CardFigures tressette(Family::kTressette, ItalianDeck());
+  CardFigures tressette(Family::kTressette, ItalianDeck(), Values(Family::kTressette));
   ExpectEqual(tressette.Value(Card(1, 0)), 16 * 3 + 7, "T ace");
   ExpectEqual(tressette.Value(Card(1, 2)), 16 * 1 + 9, "T three");
   ExpectEqual(tressette.Value(Card(1, 3)), 0, "T four");
-  CardFigures other(Family::kOther, ItalianDeck());
+  CardFigures other(Family::kOther, ItalianDeck(), Values(Family::kOther));
   ExpectEqual(other.Value(Card(2, 6)), 6, "N seven");
 }
 
+void TestValuesComeFromTheWire() {
+  pb::CardValues made_up;
+  for (int card = 0; card < 40; ++card) {
+    made_up.add_points(card % 7);
+    made_up.add_trick_strength(39 - card);
+  }
+  for (Family family : {Family::kBriscola, Family::kTressette}) {
+    CardFigures figures(family, ItalianDeck(), made_up);
+    for (int card = 0; card < 40; ++card) {
+      ExpectEqual(figures.Value(card), 16 * (card % 7) + 39 - card, "made-up card values");
+    }
+  }
+  CardFigures other(Family::kOther, ItalianDeck(), made_up);
+  ExpectEqual(other.Value(Card(1, 9)), 9, "family N keeps the rank index");
+  CardFigures bare(Family::kBriscola, ItalianDeck(), pb::CardValues());
+  ExpectEqual(bare.Value(Card(0, 0)), 0, "no card values: the rank index, no points");
+  ExpectEqual(bare.Value(Card(0, 9)), 9, "no card values: the king's rank index");
+}
+
 void TestPlays() {
-  CardFigures figures(Family::kBriscola, ItalianDeck());
+  CardFigures figures(Family::kBriscola, ItalianDeck(), Values(Family::kBriscola));
   // The opponent (seat 1) led the ace of suit 0; trump is suit 2.
   pb::Observation observation = TrickObservation({{1, Card(0, 0)}}, 2);
   pb::LegalAction trump_two = Action(1, pb::ACTION_KIND_PLAY, {Card(2, 1)});
@@ -121,7 +157,7 @@ void TestPlays() {
 }
 
 void TestCaptures() {
-  CardFigures figures(Family::kOther, ItalianDeck());
+  CardFigures figures(Family::kOther, ItalianDeck(), Values(Family::kOther));
   pb::Observation observation;
   observation.set_game("scopa");
   observation.add_table(Card(1, 6));
@@ -139,7 +175,7 @@ void TestCaptures() {
 }
 
 void TestOtherKinds() {
-  CardFigures figures(Family::kBriscola, ItalianDeck());
+  CardFigures figures(Family::kBriscola, ItalianDeck(), Values(Family::kBriscola));
   pb::Observation observation;
   observation.set_game("briscola-31");
   observation.set_seat(0);
@@ -191,7 +227,7 @@ pb::Observation AvoidObservation(std::initializer_list<std::pair<int, int>> play
 }
 
 void TestAvoidGame() {
-  CardFigures figures(Family::kTressette, ItalianDeck());
+  CardFigures figures(Family::kTressette, ItalianDeck(), Values(Family::kTressette));
   // A two (1 third) over a four is a winning card only while the seat needs a point.
   pb::LegalAction two = Action(1, pb::ACTION_KIND_PLAY, {Card(0, 1)});
   ExpectEqual(heuristic::Score(figures, AvoidObservation({{1, Card(0, 3)}}, 2), two),
@@ -228,7 +264,7 @@ void TestAvoidGame() {
 }
 
 void TestChoice() {
-  CardFigures figures(Family::kOther, ItalianDeck());
+  CardFigures figures(Family::kOther, ItalianDeck(), Values(Family::kOther));
   pb::DecisionRequest request;
   request.mutable_observation()->set_game("scopa");
   *request.add_legal_actions() = Action(9, pb::ACTION_KIND_PLAY, {Card(0, 4)});
@@ -243,6 +279,7 @@ void TestChoice() {
 int main() {
   TestFamilies();
   TestValues();
+  TestValuesComeFromTheWire();
   TestPlays();
   TestCaptures();
   TestOtherKinds();

@@ -10,7 +10,7 @@ namespace {
 class HeuristicPlayer final : public cardarena_bot::Player {
  public:
   explicit HeuristicPlayer(const cardarena::v1::MatchStart& start)
-      : figures_(heuristic::FamilyOf(start.game()), start.deck()) {}
+      : figures_(heuristic::FamilyOf(start.game()), start.deck(), start.card_values()) {}
 
   uint32_t Decide(const cardarena::v1::DecisionRequest& request) override {
     return heuristic::Choose(figures_, request);

@@ -30,6 +30,7 @@ from arena.botkit.agents import Borrowed, BorrowedSeat, ObservedAgent, ObservedP
 from arena.botkit.report import FAIL, PASS, SKIP, WARN, CheckLine, CheckReport, last_output
 from arena.bots import MANIFEST, BotConfigError, BotManifest, ensure_built
 from arena.games import GameError, game_ids, load_game
+from arena.games.params import did_you_mean
 from arena.games.rng import derive_seed
 from arena.match.faults import Fault, FaultKind
 from arena.match.results import DealResult
@@ -79,7 +80,8 @@ def claimed_games(manifest: Claims, wanted: Sequence[str] = ()) -> list[str]:
     known = game_ids()
     for game_id in wanted:
         if game_id not in known:
-            raise GameError(f"unknown game {game_id!r}; known games: {', '.join(known)}")
+            raise GameError(f"unknown game {game_id!r}{did_you_mean(game_id, known)}; "
+                            f"known games: {', '.join(known)}")
         manifest.check_game(game_id)
     if wanted:
         return list(dict.fromkeys(wanted))

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from arena.games.params import did_you_mean
 from arena.match.safetext import safe_text
 
 images_app = typer.Typer(
@@ -37,7 +38,8 @@ def images_build_base(
     from arena.sandbox.images import build_base
 
     if variant not in VARIANTS:
-        raise typer.BadParameter(f"unknown base image {variant!r}; known: "
+        raise typer.BadParameter(f"unknown base image {variant!r}"
+                                 f"{did_you_mean(variant, VARIANTS)}; known: "
                                  f"{', '.join(VARIANTS)}", param_hint="'--variant'")
     image_id = build_base(variant=variant, rebuild=rebuild,
                           progress=lambda line: typer.echo(safe_text(line), err=True))

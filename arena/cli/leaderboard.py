@@ -12,6 +12,7 @@ from rich.text import Text
 
 from arena.cli.console import safe_console
 from arena.cli.store import DB_OPTION, with_store
+from arena.games import get_spec
 from arena.league import numbers
 from arena.league.boards import leaderboards
 from arena.league.forfeits import FaultCount
@@ -50,6 +51,8 @@ def leaderboard_command(
 ) -> None:
     """Show the OpenSkill leaderboards: per game and overall, ordered by μ − 3σ, with each
     bot's forfeited deals by reason code."""
+    if game is not None:
+        get_spec(game)  # an unknown game id is bad input, not a game without results
     boards = with_store(db, lambda store: leaderboards(store, league, game))
     if as_json:
         typer.echo(dumps(boards.to_dict(game), indent=2, default=str))

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.games import EventKind, Game, load_game
-from arena.games.cards import HIDDEN, Deck
+from arena.games.cards import COPY_LETTERS, HIDDEN, Deck
 from arena.match.record import MatchRecord
 from arena.match.results import DealResult, DuplicateResult
 from arena.match.safetext import safe_text
@@ -55,6 +55,16 @@ CHOICE_KINDS = frozenset({EventKind.BID, EventKind.PASS, EventKind.CALL, EventKi
 PLAY_KINDS = frozenset({EventKind.PLAY, EventKind.PLAY_FACE_DOWN})
 
 
+def scopa_note(values: Sequence[int]) -> str:
+    """A Scopa capture's flag: `` · scopa`` when it took every table card, else nothing."""
+    return " · scopa" if values and values[0] else ""
+
+
+CAPTURE_NOTES: dict[str, Callable[[Sequence[int]], str]] = {
+    "scopa": scopa_note, "scopone": scopa_note}
+"""How a CAPTURE's values read, by game id; other games' values are shown as numbers."""
+
+
 def number(value: float) -> str:
     """A number without needless decimals."""
     return f"{value:g}"
@@ -83,10 +93,13 @@ class _Play:
 class EventPrinter:
     """Turns the steps of a match into display lines, for any game."""
 
-    def __init__(self, deck: Deck, teams: Sequence[Sequence[int]] | None = None) -> None:
-        """Name cards with ``deck``; add team totals to card points when ``teams`` is given."""
+    def __init__(self, deck: Deck, teams: Sequence[Sequence[int]] | None = None,
+                 capture_note: Callable[[Sequence[int]], str] | None = None) -> None:
+        """Name cards with ``deck``; add team totals to card points when ``teams`` is given;
+        read a CAPTURE's values with ``capture_note`` when given."""
         self.deck = deck
         self.teams = teams
+        self.capture_note = capture_note
         self._plays: list[_Play] = []
         self._draws: list[Step] = []
         self._tricks = 0
@@ -191,9 +204,16 @@ class EventPrinter:
         """A seat's event: ``seat 1 bids <action>`` or ``seat 0 swaps <cards> [<action>]``."""
         event = step.event
         kind = event.kind
+        if kind == EventKind.DEAL and event.seat < 0:
+            return _line("dealt to the table ", self.cards(event.cards))
         verb = VERBS.get(kind, kind.name.lower().replace("_", " "))
         who = f"{seat_name(event.seat)} " if event.seat >= 0 else ""
         line = _line(who + verb)
+        if kind == EventKind.CAPTURE and self.capture_note is not None:
+            line.append(" ")
+            line.append_text(self.cards(event.cards))
+            line.append(self.capture_note(event.values))
+            return line
         label = step.label
         named = False
         if label and kind in CHOICE_KINDS:
@@ -332,7 +352,7 @@ def _line(*parts: str | Text) -> Text:
 def match_lines(record: MatchRecord, game: Game | None = None) -> list[Text]:
     """Every line of a match's hand-by-hand display."""
     game = game or record.make_game()
-    printer = EventPrinter(game.deck, game.teams())
+    printer = EventPrinter(game.deck, game.teams(), CAPTURE_NOTES.get(game.id))
     lines: list[Text] = []
     for step in match_steps(game, record.seed, record.actions):
         lines.extend(printer.feed(step))
@@ -351,7 +371,35 @@ def header(record: MatchRecord, game: Game) -> list[Text]:
                if defaults.get(key) != value]
     lines = [title, Text(f"policies: {policies}")]
     lines.append(Text(f"parameters: {', '.join(changed) if changed else 'defaults'}"))
+    lines.append(legend(game.deck))
     return lines
+
+
+def legend(deck: Deck) -> Text:
+    """What the letters of the card names stand for: the ranks that are not numbers and the
+    suits (Italian names first for the Italian deck, with their English ones)."""
+    italian = deck.name.startswith("italian")
+
+    def name(first: str, other: str) -> str:
+        """A name, with its translation for the Italian deck."""
+        return f"{first} ({other})" if italian else first
+
+    firsts, others = ((deck.rank_names_it, deck.rank_names_en) if italian
+                      else (deck.rank_names_en, deck.rank_names_it))
+    ranks = [f"{letter} {name(firsts[rank], others[rank])}"
+             for rank, letter in enumerate(deck.rank_letters) if not letter.isdigit()]
+    suit_firsts, suit_others = ((deck.suit_names_it, deck.suit_names_en) if italian
+                                else (deck.suit_names_en, deck.suit_names_it))
+    line = Text("cards: " + " · ".join(ranks) + "; ")
+    for suit, symbol in enumerate(deck.suit_symbols):
+        if suit:
+            line.append(" · ")
+        line.append(symbol, style="red" if symbol in RED_SUITS else "")
+        line.append(f" {name(suit_firsts[suit], suit_others[suit])}")
+    if deck.copies > 1:
+        line.append(f"; a final {'/'.join(COPY_LETTERS[:deck.copies])}: the deck a card "
+                    "comes from")
+    return line
 
 
 def show_reasons(record: MatchRecord) -> bool:

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from typing import Protocol
 
 ParamValue = int | bool | str
 Params = Mapping[str, ParamValue]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the choices closest to a mistyped ``word`` (up to three),
+    or "" when none is close."""
+    close = get_close_matches(word, list(choices), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(choice) for choice in close) + "?)"
 
 
 class GameError(ValueError):
@@ -141,8 +151,9 @@ class GameSpec:
             param = self._by_name.get(name)
             if param is None:
                 valid = ", ".join(sorted(self._by_name)) or "none"
+                hint = did_you_mean(name, self._by_name)
                 raise InvalidParameterError(
-                    f"{self.id}: unknown parameter {name!r}; valid parameters: {valid}"
+                    f"{self.id}: unknown parameter {name!r}{hint}; valid parameters: {valid}"
                 )
             values[name] = param.parse(self.id, value)
         seats = self.default_seats if players is None else players

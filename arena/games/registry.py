@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 from arena.games.api import Game
-from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError
+from arena.games.params import GameSpec, Params, ParamValue, UnknownGameError, did_you_mean
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -195,7 +195,8 @@ def get_spec(game_id: str) -> GameSpec:
         spec = _SPECS.get(game_id)
     if spec is None:
         raise UnknownGameError(
-            f"unknown game {game_id!r}; valid games: {', '.join(_SPECS)}"
+            f"unknown game {game_id!r}{did_you_mean(game_id, _SPECS)}; "
+            f"valid games: {', '.join(_SPECS)}"
         )
     return spec
 

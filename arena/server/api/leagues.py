@@ -90,8 +90,15 @@ class LeagueRunner:
                           f"({', '.join(policy_names())})")
         entrants = [entrant_of(self.store, bot) for bot in bots]
         chosen: str | list[str] = list(games) if games else ALL_GAMES
-        create_league(self.store, name, entrants, chosen, deals or 1, rounds or 1, seed,
-                      settings)
+        try:
+            create_league(self.store, name, entrants, chosen, deals or 1, rounds or 1, seed,
+                          settings)
+        except LeagueError as error:
+            if "already exists" not in str(error):
+                raise
+            raise LeagueError(f"a league named {name.strip()!r} already exists on this "
+                              "service; choose another name (a league on the service is "
+                              "never replaced: its results stay)") from None
         return self.status(name.strip())
 
     def status(self, name: str) -> LeagueStatus:

@@ -1,32 +1,25 @@
 //! Card figures of the portable heuristic: each card's suit, rank, strength, points and value.
+//! In families B and T strength and points are `MatchStart.card_values`' `trick_strength` and
+//! `points` (a card they do not cover has its rank index and no points); family N uses the rank
+//! index and no points.
 
 use crate::pb::MatchStart;
 
 /// The card id of a card the seat may not see.
 pub const HIDDEN: i32 = -1;
 
-/// Strength and points by rank index (ace, 2, 3, 4, 5, 6, 7, jack, knight, king), and the
-/// points a trick must be worth before the heuristic spends a card to win it.
+/// The points a trick must be worth before the heuristic spends a card to win it (strength and
+/// points come from `MatchStart.card_values`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Family {
-    pub strength: [i32; 10],
-    pub points: [i32; 10],
     pub threshold: i32,
 }
 
-/// Family B: the briscola games and madrasso (ace, three, king, knight, jack score).
-pub const FAMILY_B: Family = Family {
-    strength: [9, 0, 8, 1, 2, 3, 4, 5, 6, 7],
-    points: [11, 0, 10, 0, 0, 0, 0, 2, 3, 4],
-    threshold: 10,
-};
+/// Family B: the briscola games and madrasso (a trick worth an ace or a three).
+pub const FAMILY_B: Family = Family { threshold: 10 };
 
-/// Family T: the tressette games (three, two, ace high; points in thirds).
-pub const FAMILY_T: Family = Family {
-    strength: [7, 8, 9, 0, 1, 2, 3, 4, 5, 6],
-    points: [3, 1, 1, 0, 0, 0, 0, 1, 1, 1],
-    threshold: 3,
-};
+/// Family T: the tressette games (a trick worth one point: three thirds).
+pub const FAMILY_T: Family = Family { threshold: 3 };
 
 /// Family B or T for a game id; `None` for every other game (family N).
 pub fn family_of(game: &str) -> Option<&'static Family> {
@@ -59,10 +52,16 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// Read the game id and every card of `MatchStart.deck`.
+    /// Read the game id, every card of `MatchStart.deck` and, in families B and T, each card's
+    /// trick strength and points from `MatchStart.card_values`.
     pub fn from_match_start(start: &MatchStart) -> Self {
         let deck = start.deck.as_ref();
         let family = family_of(&start.game);
+        let empty: &[i32] = &[];
+        let (strength, points) = match (family, start.card_values.as_ref()) {
+            (Some(_), Some(values)) => (values.trick_strength.as_slice(), values.points.as_slice()),
+            _ => (empty, empty),
+        };
         let mut cards = Vec::new();
         for card in deck.map(|deck| deck.cards.as_slice()).unwrap_or_default() {
             let Ok(id) = usize::try_from(card.id) else {
@@ -71,7 +70,12 @@ impl Figures {
             if cards.len() <= id {
                 cards.resize(id + 1, Card::default());
             }
-            cards[id] = figures_of(family, card.suit, card.rank);
+            cards[id] = Card {
+                suit: card.suit,
+                rank: card.rank,
+                strength: strength.get(id).copied().unwrap_or(card.rank),
+                points: points.get(id).copied().unwrap_or(0),
+            };
         }
         Self {
             game: start.game.clone(),
@@ -101,28 +105,5 @@ impl Figures {
     /// The points of a card; a hidden card has none.
     pub fn points(&self, card: i32) -> i64 {
         self.card(card).map_or(0, |card| i64::from(card.points))
-    }
-}
-
-/// A card's strength and points in its game's family; family N: strength = rank, no points.
-fn figures_of(family: Option<&Family>, suit: i32, rank: i32) -> Card {
-    let by_rank = |table: &[i32; 10]| {
-        usize::try_from(rank)
-            .ok()
-            .and_then(|r| table.get(r))
-            .copied()
-    };
-    let (strength, points) = match family {
-        Some(family) => (
-            by_rank(&family.strength).unwrap_or(rank),
-            by_rank(&family.points).unwrap_or(0),
-        ),
-        None => (rank, 0),
-    };
-    Card {
-        suit,
-        rank,
-        strength,
-        points,
     }
 }

@@ -202,7 +202,7 @@ fn beats(figures: &Figures, trump_suit: i32, card: i32, best: i32) -> bool {
 mod tests {
     use super::*;
     use crate::cards::{family_of, FAMILY_B, FAMILY_T};
-    use crate::pb::{Card, Deck, MatchStart};
+    use crate::pb::{Card, CardValues, Deck, MatchStart};
 
     const CUPS: i32 = 0;
     const SWORDS: i32 = 2;
@@ -219,7 +219,38 @@ mod tests {
         suit * 10 + rank
     }
 
+    /// What the arena sends as `MatchStart.card_values` for the game (docs/protocol.md, "Card
+    /// values"): the briscola or tressette order and points, by rank index over the 40 cards.
+    fn card_values(game: &str) -> CardValues {
+        let (strength, points): ([i32; 10], [i32; 10]) = match family_of(game) {
+            Some(family) if *family == FAMILY_B => (
+                [9, 0, 8, 1, 2, 3, 4, 5, 6, 7],
+                [11, 0, 10, 0, 0, 0, 0, 2, 3, 4],
+            ),
+            Some(_) => (
+                [7, 8, 9, 0, 1, 2, 3, 4, 5, 6],
+                [3, 1, 1, 0, 0, 0, 0, 1, 1, 1],
+            ),
+            None => return CardValues::default(),
+        };
+        CardValues {
+            trick_strength: (0..40).map(|card| strength[card % 10]).collect(),
+            points: (0..40).map(|card| points[card % 10]).collect(),
+            ..CardValues::default()
+        }
+    }
+
     fn figures(game: &str, deck: &str) -> Figures {
+        Figures::from_match_start(&MatchStart {
+            game: game.to_string(),
+            deck: Some(italian_deck(deck)),
+            card_values: Some(card_values(game)),
+            ..MatchStart::default()
+        })
+    }
+
+    /// A deck of four suits of ten ranks, numbered suit by suit.
+    fn italian_deck(name: &str) -> Deck {
         let cards = (0..4)
             .flat_map(|suit| (0..10).map(move |rank| (suit, rank)))
             .map(|(suit, rank)| Card {
@@ -229,16 +260,37 @@ mod tests {
                 ..Card::default()
             })
             .collect();
-        let deck = Deck {
-            name: deck.to_string(),
+        Deck {
+            name: name.to_string(),
             cards,
             ..Deck::default()
+        }
+    }
+
+    #[test]
+    fn strength_and_points_come_from_the_card_values() {
+        let made_up = CardValues {
+            points: (0..40).map(|card| card % 7).collect(),
+            trick_strength: (0..40).map(|card| 39 - card).collect(),
+            ..CardValues::default()
         };
-        Figures::from_match_start(&MatchStart {
-            game: game.to_string(),
-            deck: Some(deck),
-            ..MatchStart::default()
-        })
+        let start = |game: &str, values: Option<CardValues>| {
+            Figures::from_match_start(&MatchStart {
+                game: game.to_string(),
+                deck: Some(italian_deck("italian-40")),
+                card_values: values,
+                ..MatchStart::default()
+            })
+        };
+        for game in ["briscola", "tressette"] {
+            let figures = start(game, Some(made_up.clone()));
+            for card in 0..40 {
+                assert_eq!(figures.value(card), i64::from(16 * (card % 7) + 39 - card));
+            }
+        }
+        assert_eq!(start("high-card", Some(made_up)).value(id(CUPS, KING)), 9);
+        assert_eq!(start("briscola", None).value(id(CUPS, ACE)), 0);
+        assert_eq!(start("briscola", None).value(id(CUPS, KING)), 9);
     }
 
     fn action(id: u32, kind: ActionKind, cards: &[i32]) -> LegalAction {

@@ -8,6 +8,8 @@ import "cardarena/agentpb"
 type Player struct {
 	// What the match is: start.Game ("briscola"), start.Seat, start.NumSeats, start.Teams,
 	// start.Parameters, and start.Deck: every card's id, Suit, Rank and names ("7D", "7♦").
+	// A Rank is the card's place in the deck; its worth in this game is in start.CardValues:
+	// Points and TrickStrength by card id (docs/protocol.md, "Card values").
 	start *agentpb.MatchStart
 	// cards holds the deck's cards by id.
 	cards map[int32]*agentpb.Card

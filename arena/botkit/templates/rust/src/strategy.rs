@@ -14,7 +14,9 @@ impl Strategy for Player {
     fn start(start: &MatchStart) -> Self {
         // What the match is: start.game (the game id, such as "briscola"), start.parameters,
         // start.seat, start.num_seats, start.teams and start.deck: each card's id, suit, rank
-        // and names (card.code is "7D", card.name "seven of coins").
+        // and names (card.code is "7D", card.name "seven of coins"). A rank is the card's place
+        // in the deck; its worth in this game is in start.card_values: points and
+        // trick_strength by card id (docs/protocol.md, "Card values").
         let mut ranks = Vec::new();
         for card in start.deck.iter().flat_map(|deck| &deck.cards) {
             let Ok(id) = usize::try_from(card.id) else {

@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from arena.bots import BotConfigError
 from arena.cli.errors import USAGE_ERROR, error_line, report_sandbox_error
+from arena.cli.helptext import tidy
 from arena.games import GameError
 from arena.match import MatchError
 from arena.match.safetext import safe_logging, safe_text
@@ -20,6 +21,15 @@ from arena.sandbox.errors import SandboxError
 
 class ArenaGroup(TyperGroup):
     """The command group, reporting bad input as one ``error:`` line and exit code 2."""
+
+    order: tuple[str, ...] = ()
+    """The commands in the order ``--help`` lists them (any other after them)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The command names, in ``order`` first."""
+        names = super().list_commands(ctx)
+        rank = {name: index for index, name in enumerate(self.order)}
+        return sorted(names, key=lambda name: rank.get(name, len(rank)))
 
     def main(
         self,
@@ -33,6 +43,7 @@ class ArenaGroup(TyperGroup):
         """Run a command; turn usage, engine and record errors into one line on stderr (and
         an unexpected error into its traceback, made safe to print)."""
         safe_logging()
+        tidy(self)
         try:
             result = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                   **extra)

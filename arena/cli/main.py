@@ -23,28 +23,40 @@ from arena.cli.report import report_command
 from arena.cli.sandbox import sandbox_app
 from arena.cli.serve import serve_command
 
+
+class Arena(ArenaGroup):
+    """The ``arena`` group: its commands listed by panel, the main ones first."""
+
+    order = ("games", "play", "replay", "bot", "images", "league", "leaderboard", "report",
+             "compare", "worker", "serve", "remote", "sandbox", "bench", "engine")
+
+
 app = typer.Typer(
-    cls=ArenaGroup,
+    cls=Arena,
     name="arena",
     help="Card Arena: traditional card games for bots.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
-app.add_typer(bench_app, name="bench")
-app.add_typer(bot_app, name="bot")
-app.add_typer(images_app, name="images")
-app.add_typer(sandbox_app, name="sandbox")
-app.add_typer(league_app, name="league")
-app.command("leaderboard")(leaderboard_command)
-app.command("report")(report_command)
-app.command("compare")(compare_command)
-app.add_typer(remote_app, name="remote")
-app.add_typer(engine_app, name="engine")
-app.command("serve")(serve_command)
+PLAY = "Play and bots"
+LEAGUES = "Leagues"
+SERVICE = "Service"
+TOOLS = "Tools"
+"""The panels of ``arena --help``, in the order they are shown."""
+
+app.command("games", rich_help_panel=PLAY)(games_command)
+app.command("play", cls=PlayCommand, rich_help_panel=PLAY)(play_command)
+app.command("replay", rich_help_panel=PLAY)(replay_command)
+app.add_typer(bot_app, name="bot", rich_help_panel=PLAY)
+app.add_typer(images_app, name="images", rich_help_panel=PLAY)
+app.add_typer(league_app, name="league", rich_help_panel=LEAGUES)
+app.command("leaderboard", rich_help_panel=LEAGUES)(leaderboard_command)
+app.command("report", rich_help_panel=LEAGUES)(report_command)
+app.command("compare", rich_help_panel=LEAGUES)(compare_command)
 
 
-@app.command("worker", add_help_option=False,
+@app.command("worker", add_help_option=False, rich_help_panel=LEAGUES,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def worker_command(ctx: typer.Context) -> None:
     """Run league matches sent through a broker on this host (--help for the options)."""
@@ -92,6 +104,8 @@ def main(
     """Card Arena: traditional card games for bots."""
 
 
-app.command("games")(games_command)
-app.command("play", cls=PlayCommand)(play_command)
-app.command("replay")(replay_command)
+app.command("serve", rich_help_panel=SERVICE)(serve_command)
+app.add_typer(remote_app, name="remote", rich_help_panel=SERVICE)
+app.add_typer(sandbox_app, name="sandbox", rich_help_panel=TOOLS)
+app.add_typer(bench_app, name="bench", rich_help_panel=TOOLS)
+app.add_typer(engine_app, name="engine", rich_help_panel=TOOLS)

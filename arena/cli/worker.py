@@ -7,7 +7,9 @@ import sys
 from typing import Annotated
 
 import typer
+import typer.main
 
+from arena.cli.helptext import examples_epilog, tidy
 from arena.league.celery_app import (
     DEFAULT_LEASE_S,
     DEFAULT_MATCH_TIME_LIMIT_S,
@@ -20,7 +22,9 @@ BROKER = typer.Option("--broker", help="The broker URL: redis://host:6379/0, amq
 DB = typer.Option("--db", help="The database: a SQLite file or a URL (default: the user's file).")
 CONCURRENCY = typer.Option("--concurrency", min=1,
                            help="Worker processes, each running one match at a time.")
-LEASE = typer.Option("--lease", min=0.1, help="Seconds a match's lease lasts without renewal.")
+LEASE = typer.Option("--lease-s", min=0.1, help="Seconds a match's lease lasts without renewal.")
+LEASE_ALIAS = typer.Option("--lease", min=0.1, hidden=True,
+                           help="The former name of --lease-s, still read.")
 MATCH_TIME_LIMIT = typer.Option("--match-time-limit", min=0.1,
                                 help="Seconds a match may run before it is stopped.")
 VISIBILITY_TIMEOUT = typer.Option(
@@ -34,14 +38,15 @@ def worker_command(
     broker: Annotated[str, BROKER],
     db: Annotated[str | None, DB] = None,
     concurrency: Annotated[int, CONCURRENCY] = 1,
-    lease: Annotated[float, LEASE] = DEFAULT_LEASE_S,
+    lease_s: Annotated[float, LEASE] = DEFAULT_LEASE_S,
     match_time_limit: Annotated[float, MATCH_TIME_LIMIT] = DEFAULT_MATCH_TIME_LIMIT_S,
     visibility_timeout: Annotated[float, VISIBILITY_TIMEOUT] = DEFAULT_VISIBILITY_TIMEOUT_S,
     loglevel: Annotated[str, LOGLEVEL] = "INFO",
+    lease: Annotated[float | None, LEASE_ALIAS] = None,
 ) -> None:
     """Run league matches sent through the broker, on this host, until stopped (Ctrl-C)."""
-    code = start_workers(broker, db, concurrency, lease, match_time_limit, visibility_timeout,
-                         loglevel)
+    code = start_workers(broker, db, concurrency, lease_s if lease is None else lease,
+                         match_time_limit, visibility_timeout, loglevel)
     if code:
         raise typer.Exit(code)
 
@@ -49,9 +54,11 @@ def worker_command(
 def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
     """``python -m arena.cli.worker`` (or ``arena worker``): the worker command on its own."""
     app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False)
-    app.command()(worker_command)
+    app.command(epilog=examples_epilog("worker"))(worker_command)
+    command = typer.main.get_command(app)
+    tidy(command)
     try:
-        app(args=args, prog_name=prog_name, standalone_mode=False)
+        command.main(args=args, prog_name=prog_name, standalone_mode=False)
     except DistributionError as error:
         print("error: " + " ".join(str(error).split()), file=sys.stderr)
         sys.exit(error.exit_code)

@@ -1,0 +1,113 @@
+"""Help pages a new user can read: commands grouped, no Python types beside flags, examples
+that parse, one name for the lease length."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+import typer
+import typer.main
+from typer.core import TyperGroup
+from typer.testing import CliRunner, Result
+
+from arena.cli import app
+from arena.cli import worker as worker_cli
+from arena.cli.helptext import EXAMPLES, tidy
+
+runner = CliRunner()
+
+
+def run(*args: str) -> Result:
+    """Invoke the command line in-process, as on a wide terminal."""
+    return runner.invoke(app, list(args), env={"COLUMNS": "120"})
+
+
+def panels(text: str) -> dict[str, list[str]]:
+    """The commands listed under each titled box of a help page."""
+    found: dict[str, list[str]] = {}
+    title = ""
+    for line in text.splitlines():
+        head = re.match(r"^╭─ (.+?) ─", line)
+        if head:
+            title = head.group(1)
+            found[title] = []
+        elif title and (row := re.match(r"^│ ([a-z-]+) {2,}", line)):
+            found[title].append(row.group(1))
+    return found
+
+
+def test_the_commands_are_grouped_by_purpose() -> None:
+    """``arena --help`` lists the commands in four panels, the everyday ones first."""
+    result = run("--help")
+    assert result.exit_code == 0
+    listed = panels(result.stdout)
+    assert listed["Play and bots"] == ["games", "play", "replay", "bot", "images"]
+    assert listed["Leagues"] == ["league", "leaderboard", "report", "compare", "worker"]
+    assert listed["Service"] == ["serve", "remote"]
+    assert listed["Tools"] == ["sandbox", "bench", "engine"]
+    assert "Commands" not in listed
+
+
+@pytest.mark.parametrize("command", [["--help"], ["play", "--help"], ["bot", "check", "--help"],
+                                     ["league", "run", "--help"], ["worker", "--help"]])
+def test_help_shows_no_python_types(command: list[str]) -> None:
+    """Flags have no value column, values have plain names, and paragraphs are not broken
+    where the source's lines were."""
+    result = run(*command)
+    assert result.exit_code == 0, result.output
+    assert not re.search(r"<(bool|int|str|float|file|path|int range|float range)>",
+                         result.stdout)
+    assert re.search(r"│ +--help +Show this message and exit", result.stdout)
+    assert "{GAME}" not in result.stdout
+
+
+def test_play_help_has_examples() -> None:
+    """``arena play --help`` ends with command lines to copy."""
+    text = run("play", "--help").stdout
+    examples = text[text.index("Examples:"):]
+    assert "arena play briscola --bot sample_bots/python/random --policy heuristic" in examples
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES))
+def test_every_example_parses(path: str) -> None:
+    """Each example names real commands and options with valid values, and shows on its
+    command's help page."""
+    assert run(*path.split(), "--help").stdout.count("Examples:") == 1
+    for example in EXAMPLES[path]:
+        words = shlex.split(example)
+        assert words[0] == "arena"
+        args = words[1:]
+        if args[0] == "worker":
+            worker_app = typer.Typer()
+            worker_app.command()(worker_cli.worker_command)
+            command = typer.main.get_command(worker_app)
+            args = args[1:]
+        else:
+            command = typer.main.get_command(app)
+            while isinstance(command, TyperGroup):
+                command = command.commands[args.pop(0)]
+        tidy(command)
+        with command.make_context("arena", list(args)) as ctx:
+            assert ctx.params
+
+
+def test_the_lease_has_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arena worker`` takes --lease-s as ``arena league run`` does; its former --lease is
+    hidden but still read."""
+    assert "--lease-s" in run("league", "run", "--help").stdout
+    shown = run("worker", "--help").stdout
+    assert "--lease-s" in shown and not re.search(r"--lease\b(?!-)", shown)
+    seen: list[float] = []
+
+    def start(_broker: str, _db: str | None, _concurrency: int, lease: float,
+              *_rest: object) -> int:
+        """Record the lease instead of starting workers."""
+        seen.append(lease)
+        return 0
+
+    monkeypatch.setattr(worker_cli, "start_workers", start)
+    worker_cli.main(["--broker", "redis://h:6379/0", "--lease-s", "7"])
+    worker_cli.main(["--broker", "redis://h:6379/0", "--lease", "9"])
+    assert seen == [7.0, 9.0]

@@ -21,12 +21,15 @@ import signal
 import subprocess
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from arena.bots.errors import BotConfigError
 from arena.bots.manifest import BotManifest
+from arena.sandbox.buildwatch import building
 from arena.sandbox.lifeline import GROUP, lifeline, pdeathsig_preexec
 
 log = logging.getLogger(__name__)
@@ -86,8 +89,17 @@ def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
         raise BotConfigError(f"bot {manifest.name}: its build command needs {program!r}, "
                              f"which is not installed: {hint}")
     say(f"building bot {manifest.name}: {shown} (in {manifest.folder})")
+    with building(f"bot {manifest.name}") as show:
+        _build_and_check(manifest, argv, timeout_s, show)
+
+
+def _build_and_check(manifest: BotManifest, argv: list[str], timeout_s: float,
+                     show: Progress) -> None:
+    """Run the build, each line of its output shown as it comes; raise ``BotConfigError``
+    when it fails."""
+    shown = " ".join(argv)
     try:
-        status, captured = _build_group(argv, manifest.folder, timeout_s)
+        status, output = _build_group(argv, manifest.folder, timeout_s, show)
     except subprocess.TimeoutExpired:
         raise BotConfigError(f"bot {manifest.name}: build command `{shown}` ran past "
                              f"{timeout_s:g} s and was stopped") from None
@@ -95,7 +107,6 @@ def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
         raise BotConfigError(f"bot {manifest.name}: cannot run build command `{shown}`: "
                              f"{error.strerror or error}") from None
     if status != 0:
-        output = captured.decode("utf-8", "replace").rstrip().splitlines()
         tail = "\n".join(output[-LOG_TAIL_LINES:])
         missing = _missing_tool(tail)
         hint = f" ({missing})" if missing else ""
@@ -103,24 +114,49 @@ def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
                              f"status {status}{hint}; end of its output:\n{tail}")
 
 
-def _build_group(argv: list[str], folder: Path, timeout_s: float) -> tuple[int, bytes]:
+def _build_group(argv: list[str], folder: Path, timeout_s: float,
+                 show: Progress) -> tuple[int, list[str]]:
     """Run a build in a session of its own, told to this process's reaper (it dies with the
-    arena); whatever is left of its group when it ends or runs out of time is killed. Its exit
-    status and output."""
+    arena); whatever is left of its group when it ends or runs out of time is killed. Each
+    line of its output goes to ``show`` as it comes; its exit status and its last lines."""
     guard = lifeline()
     env = {**os.environ, **guard.environment()}
+    kept: deque[str] = deque(maxlen=LOG_TAIL_LINES)
     with subprocess.Popen(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           start_new_session=True, preexec_fn=pdeathsig_preexec()) as build:
         guard.track(GROUP, build.pid)
+        assert build.stdout is not None
+        reader = threading.Thread(target=_read_lines, args=(build.stdout, kept, show),
+                                  name="build-output", daemon=True)
+        reader.start()
         try:
-            output, _ = build.communicate(timeout=timeout_s)
+            build.wait(timeout=timeout_s)
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(build.pid, signal.SIGKILL)
             build.wait()
             guard.forget(GROUP, build.pid)
-    return build.returncode, output
+            reader.join(READER_GRACE_S)
+    return build.returncode, list(kept)
+
+
+READER_GRACE_S = 5.0
+"""How long the end of a build's output may take to be read once its group is killed (a
+process that left the group may still hold the pipe)."""
+
+
+def _read_lines(stream: IO[bytes], kept: deque[str], show: Progress) -> None:
+    """Read a build's output to its end: keep its last lines, and show each (a line a tool
+    redraws with carriage returns shows as it last reads)."""
+    with contextlib.suppress(OSError, ValueError):
+        for raw in stream:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n").rsplit("\r", 1)[-1].rstrip()
+            if not line:
+                continue
+            kept.append(line)
+            with contextlib.suppress(Exception):
+                show(line)
 
 
 def _missing_tool(output: str) -> str:

@@ -9,11 +9,12 @@ import typer
 
 from arena.agents.sources import IMAGE_PREFIX, PROCESS, check_sandbox
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, missing_toolchain, scaffold_bot
+from arena.cli.building import show_builds
 from arena.cli.errors import SEAT_FAULT, CliError
 from arena.cli.options import ALLOW_UNENFORCED_OPTION, SANDBOX_OPTION
 from arena.cli.seats import parse_allowed
 from arena.games.rng import MAX_SEED
-from arena.match.safetext import dumps, safe_text
+from arena.match.safetext import dumps
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
     DEFAULT_DECISION_MS,
@@ -93,20 +94,15 @@ def bot_check(
     allowed = parse_allowed(allow_unenforced or [])
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     emit = None if as_json else (lambda line: typer.echo(line.text()))
-    report = check_bot(path, game or [], control, seed, emit=emit, sandbox=sandbox,
-                       allow_unenforced=allowed)
+    with show_builds():
+        report = check_bot(path, game or [], control, seed, emit=emit, sandbox=sandbox,
+                           allow_unenforced=allowed)
     if as_json:
         typer.echo(dumps(report.to_dict(), indent=2))
     else:
         typer.echo(report.summary())
     if not report.passed:
         raise typer.Exit(SEAT_FAULT)
-
-
-def build_steps(line: str) -> None:
-    """Show a build's steps (``Step 2/5 : COPY . /bot``) on stderr as they start."""
-    if line.startswith("Step "):
-        typer.echo(safe_text(line), err=True)
 
 
 @bot_app.command("build")
@@ -138,12 +134,13 @@ def bot_build(
 
     registry = check_registry(push) if push is not None else None
 
-    options: dict[str, Any] = {"progress": build_steps}
+    options: dict[str, Any] = {}
     if base is not None:
         options["base"] = base
     if timeout is not None:
         options["timeout_s"] = timeout
-    image = build_bot_image(path, **options)
+    with show_builds():
+        image = build_bot_image(path, **options)
     typer.echo(f"built {image.ref} {image.image_id}")
     if registry is not None:
         image = push_image(image, registry, progress=lambda line: typer.echo(line, err=True))

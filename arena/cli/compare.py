@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.agents.sources import PROCESS, check_sandbox
+from arena.cli.building import show_builds
 from arena.cli.console import PIPE_WIDTH, safe_console
 from arena.cli.options import (
     BankMsOption,
@@ -237,8 +238,9 @@ def compare_command(
     except ValueError as error:
         raise CompareUsage(str(error)) from None
     try:
-        a = contender(bot_a, sandbox, allowed)
-        b = contender(bot_b, sandbox, allowed)
+        with show_builds():
+            a = contender(bot_a, sandbox, allowed)
+            b = contender(bot_b, sandbox, allowed)
         chosen = compare_games(named or ["all"], a, b)
         comparison = Comparison(a, b, game_tests(chosen, delta0, delta1), alpha, beta,
                                 max_sets, policy)

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.building import show_builds
 from arena.games.params import did_you_mean
-from arena.match.safetext import safe_text
+from arena.sandbox.buildwatch import building
 
 images_app = typer.Typer(
     help="Docker images for bots: the offline base images.",
@@ -41,6 +42,6 @@ def images_build_base(
         raise typer.BadParameter(f"unknown base image {variant!r}"
                                  f"{did_you_mean(variant, VARIANTS)}; known: "
                                  f"{', '.join(VARIANTS)}", param_hint="'--variant'")
-    image_id = build_base(variant=variant, rebuild=rebuild,
-                          progress=lambda line: typer.echo(safe_text(line), err=True))
+    with show_builds(), building(f"the {variant} base image") as show:
+        image_id = build_base(variant=variant, rebuild=rebuild, progress=show)
     typer.echo(f"built {VARIANTS[variant].tag} {image_id}")

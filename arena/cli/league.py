@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -16,6 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.bots import BotConfigError, BotManifest, ensure_built
+from arena.cli.building import show_builds
 from arena.cli.console import safe_console
 from arena.cli.options import (
     BankMsOption,
@@ -51,6 +54,7 @@ from arena.match.timecontrol import (
     TimeControl,
 )
 from arena.store import Store, open_store
+from arena.store.leagues import entrant_versions
 
 INTERRUPTED_EXIT = 130
 """The exit code of a run stopped by Ctrl-C (resume it by running it again)."""
@@ -139,6 +143,10 @@ def run_command(
         status = league_status(session, name)
         names = league_bots(session, find_league(session, name))
         league_id = find_league(session, name).id
+        folders = [version.path for version in entrant_versions(session, league_id)
+                   if version.path is not None]
+    if broker is None:
+        build_here(folders, console)
     with LeagueProgress(status.name, status.total, status.done, status.games,
                         console) as view:
         def show(current: LeagueStatus, leaders: dict[str, list[tuple[str, float]]],
@@ -159,6 +167,18 @@ def run_command(
         raise typer.Exit(INTERRUPTED_EXIT)
     if status.void:
         raise typer.Exit(VOID_EXIT)
+
+
+def build_here(folders: list[str], console: Console) -> None:
+    """Build the league's compiled bots in this process first, each build shown, so that the
+    local workers find them built (a build that fails is noted; its matches record it)."""
+    with show_builds(console):
+        for folder in folders:
+            try:
+                ensure_built(BotManifest.load(Path(folder)))
+            except BotConfigError as error:
+                console.print(Text(safe_text("warning: " + " ".join(str(error).split())),
+                                   style="yellow"))
 
 
 def _run_local(url: str, name: str, workers: int, lease_s: float,

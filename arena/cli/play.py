@@ -17,6 +17,7 @@ from typer.core import TyperCommand
 from arena.agents import PolicySeat, SeatSpec
 from arena.agents.seats import pin_to_cores
 from arena.agents.sources import PROCESS, bot_seat, check_sandbox
+from arena.cli.building import show_builds
 from arena.cli.console import safe_console
 from arena.cli.errors import SEAT_FAULT, CliError
 from arena.cli.options import (
@@ -166,11 +167,12 @@ def play_command(
                        "--deal N --html OUT.html`")
     game = load_game(game_id, players, parse_params(param or []))
     order = ctx.meta.get(SEAT_ORDER, [])
-    specs = pin_to_cores(seat_specs(order, bot or [], policy or [], game.num_players, sandbox,
-                                    parse_allowed(allow_unenforced or [])))
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, startup_ms=startup_ms)
-    result = run_duplicate(game, seed, specs, control, strikes=strikes,
-                           rotations=None if duplicate else 1)
+    with show_builds():
+        specs = pin_to_cores(seat_specs(order, bot or [], policy or [], game.num_players,
+                                        sandbox, parse_allowed(allow_unenforced or [])))
+        result = run_duplicate(game, seed, specs, control, strikes=strikes,
+                               rotations=None if duplicate else 1)
     record = result.deals[0].record
     if save is not None:
         if duplicate:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox.buildsize import DiskLedger, StepProbe, image_bytes, step_bytes
+from arena.sandbox.buildwatch import building
 from arena.sandbox.dockerfile import Dockerfile, DockerfileError, quote
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError
@@ -233,6 +234,23 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
               max_bytes: int | None = None, buildargs: dict[str, str] | None = None,
               labels: dict[str, str] | None = None, progress: Progress | None = None,
               dockerfile: Dockerfile | None = None, base_image: str = "") -> str:
+    """``_run_build``, told to the build watchers (``arena.sandbox.buildwatch``): its lines go
+    to ``progress`` when given, else to the watchers."""
+    with building(what) as show:
+        def report(line: str) -> None:
+            """Log a line of the build and show it to the watchers."""
+            log.debug("%s", line)
+            show(line)
+
+        return _run_build(context, tag=tag, what=what, timeout_s=timeout_s, max_bytes=max_bytes,
+                          buildargs=buildargs, labels=labels, progress=progress or report,
+                          dockerfile=dockerfile, base_image=base_image)
+
+
+def _run_build(context: Path, *, tag: str, what: str, timeout_s: float,
+               max_bytes: int | None = None, buildargs: dict[str, str] | None = None,
+               labels: dict[str, str] | None = None, progress: Progress | None = None,
+               dockerfile: Dockerfile | None = None, base_image: str = "") -> str:
     """Build ``context`` as ``tag`` within the limits; return the image id or raise BuildError.
 
     With ``dockerfile`` (the context's Dockerfile as read and checked) the build is guarded:

@@ -1,0 +1,69 @@
+"""Builds as they run, told to whoever watches: the command line shows them (a spinner with the
+build's last line of output) while the code that builds knows nothing of terminals.
+
+A build (a compiled bot's host build, a Docker image) runs inside ``building(what)``: every
+watcher installed with ``watching`` is told when it starts, each line of its output, and when
+it ends, with its duration and whether it failed. With no watcher installed, nobody is told.
+Watchers are per process and may be told from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+
+class BuildWatcher(Protocol):
+    """What a watcher of builds is told."""
+
+    def started(self, what: str) -> None:
+        """A build of ``what`` (``bot NAME``, ``the base image``) starts."""
+
+    def output(self, line: str) -> None:
+        """The build running wrote this line."""
+
+    def ended(self, what: str, seconds: float, failed: bool) -> None:
+        """The build of ``what`` ended after ``seconds``, or failed."""
+
+
+_watchers: list[BuildWatcher] = []
+_lock = threading.Lock()
+
+
+@contextmanager
+def watching(watcher: BuildWatcher) -> Iterator[BuildWatcher]:
+    """Tell ``watcher`` about every build of this process while the block runs."""
+    with _lock:
+        _watchers.append(watcher)
+    try:
+        yield watcher
+    finally:
+        with _lock:
+            _watchers.remove(watcher)
+
+
+@contextmanager
+def building(what: str) -> Iterator[Callable[[str], None]]:
+    """Run a build of ``what`` in the block, which gets the callback for its output lines; the
+    watchers hear of its start, its lines and its end (failed when the block raises)."""
+    with _lock:
+        watchers = list(_watchers)
+    for watcher in watchers:
+        watcher.started(what)
+    start = time.monotonic()
+    failed = True
+
+    def output(line: str) -> None:
+        """Pass a line of the build's output on."""
+        for watcher in watchers:
+            watcher.output(line)
+
+    try:
+        yield output
+        failed = False
+    finally:
+        for watcher in watchers:
+            watcher.ended(what, time.monotonic() - start, failed)

@@ -1,0 +1,164 @@
+"""Builds are never silent: commands that build show each build as it runs (plain lines when
+stderr is not a terminal, a spinner with the last line of output when it is)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from arena.bots import BotManifest, ensure_built, forget_builds
+from arena.cli import app
+from arena.cli.building import BuildDisplay
+from arena.sandbox import build as docker_build
+from arena.sandbox.buildwatch import building, watching
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = ROOT / "sample_bots" / "python" / "random"
+
+runner = CliRunner()
+
+
+def run(*args: str) -> Result:
+    """Invoke the command line in-process (its stderr is not a terminal)."""
+    return runner.invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+class Recorder:
+    """A build watcher that keeps what it is told."""
+
+    def __init__(self) -> None:
+        """Nothing told yet."""
+        self.events: list[tuple[str, ...]] = []
+
+    def started(self, what: str) -> None:
+        """Keep a start."""
+        self.events.append(("started", what))
+
+    def output(self, line: str) -> None:
+        """Keep a line."""
+        self.events.append(("output", line))
+
+    def ended(self, what: str, seconds: float, failed: bool) -> None:
+        """Keep an end."""
+        self.events.append(("ended", what, "failed" if failed else "ok"))
+
+
+def built_bot(folder: Path, script: str) -> Path:
+    """The random sample bot with a host build running ``script``."""
+    folder.mkdir()
+    shutil.copy(RANDOM_BOT / "bot.py", folder / "bot.py")
+    (folder / "bot.toml").write_text(
+        'name = "slowbuild"\nversion = "1.0.0"\nlanguage = "python"\n'
+        'build = ["sh", "build.sh"]\ncommand = ["python", "bot.py"]\ngames = ["*"]\n',
+        encoding="utf-8")
+    (folder / "build.sh").write_text(script, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def fresh_builds() -> Any:
+    """Every test builds its bot again."""
+    forget_builds()
+    yield
+    forget_builds()
+
+
+def test_a_host_build_streams_its_lines_as_they_come(tmp_path: Path) -> None:
+    """The build waits for a file that the watcher makes when it sees the first line: it only
+    ends because that line was passed on while the build was still running."""
+    gate = tmp_path / "gate"
+    folder = built_bot(tmp_path / "bot", f"echo first\nwhile [ ! -e {gate} ]; do sleep 0.05; "
+                                         "done\necho second\n")
+    seen = Recorder()
+
+    class Opener(Recorder):
+        """Opens the gate on the first line."""
+
+        def output(self, line: str) -> None:
+            """Keep the line; open the gate on ``first``."""
+            seen.output(line)
+            if line == "first":
+                gate.touch()
+
+    with watching(Opener()):
+        ensure_built(BotManifest.load(folder), timeout_s=30)
+    assert seen.events == [("output", "first"), ("output", "second")]
+
+
+def test_bot_check_shows_the_build(tmp_path: Path) -> None:
+    """``arena bot check`` of a bot with a host build prints its start, its output lines and
+    how long it took, on stderr."""
+    folder = built_bot(tmp_path / "bot", "echo compiling the bot\necho linking\n")
+    result = run("bot", "check", str(folder), "--game", "briscola")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    start = lines.index("building bot slowbuild")
+    assert lines[start + 1:start + 3] == ["  compiling the bot", "  linking"]
+    assert lines[start + 3].startswith("built bot slowbuild in ")
+
+
+def test_play_shows_the_build_of_a_bot_folder(tmp_path: Path) -> None:
+    """``arena play --bot FOLDER`` shows the build before the match."""
+    folder = built_bot(tmp_path / "bot", "echo compiling the bot\n")
+    result = run("play", "briscola", "--bot", str(folder), "--policy", "random")
+    assert result.exit_code == 0, result.output
+    assert "building bot slowbuild\n  compiling the bot\nbuilt bot slowbuild in " in result.stderr
+
+
+def test_league_run_builds_its_bots_first(tmp_path: Path) -> None:
+    """``arena league run`` builds a compiled entrant in the foreground, shown, before the
+    workers start."""
+    folder = built_bot(tmp_path / "bot", "echo compiling the bot\n")
+    db = str(tmp_path / "arena.db")
+    created = run("league", "create", "l", "--bot", str(folder), "--bot", "random",
+                  "--games", "briscola", "--seed", "1", "--db", db)
+    assert created.exit_code == 0, created.output
+    result = run("league", "run", "l", "--workers", "1", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "building bot slowbuild\n  compiling the bot\nbuilt bot slowbuild in " in result.stderr
+
+
+def test_a_failed_build_says_so(tmp_path: Path) -> None:
+    """A build that fails ends with a line saying so, then the error."""
+    folder = built_bot(tmp_path / "bot", "echo no compiler here\nexit 3\n")
+    result = run("play", "briscola", "--bot", str(folder))
+    assert result.exit_code == 2
+    assert "build of bot slowbuild failed after " in result.stderr
+    assert "error: bot slowbuild: build command `sh build.sh` failed" in result.stderr
+
+
+def test_docker_builds_are_told_to_the_watchers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An image build tells the watchers its lines (when the caller shows none itself)."""
+    def fake(_context: Path, **options: Any) -> str:
+        """Report one builder line and succeed."""
+        options["progress"]("Step 1/2 : FROM base")
+        return "sha256:1"
+
+    monkeypatch.setattr(docker_build, "_run_build", fake)
+    recorder = Recorder()
+    with watching(recorder):
+        docker_build.run_build(Path("."), tag="t", what="bot x", timeout_s=1)
+    assert recorder.events == [("started", "bot x"), ("output", "Step 1/2 : FROM base"),
+                               ("ended", "bot x", "ok")]
+
+
+def test_on_a_terminal_a_spinner_shows_the_last_line() -> None:
+    """The spinner names the build and its last line of output (escaped), and stops when the
+    build ends, leaving one line that says how long it took."""
+    stream = io.StringIO()
+    console = Console(file=stream, force_terminal=True, width=80)
+    display = BuildDisplay(console)
+    with watching(display), building("bot go") as show:
+        show("go: downloading google.golang.org/grpc v1.70.0")
+        show("compiling \x1b[31mmain")
+        assert display.status is not None
+        shown = display.status.renderable.text
+        assert "building bot go · compiling \\x1b[31mmain" in str(shown)
+    assert display.status is None
+    assert "built bot go in " in stream.getvalue()

@@ -10,12 +10,13 @@ from the module's ``SPECS``. ``python -m arena.cli.game_pages`` writes the pages
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
+from arena.compiled import package_dir
 from arena.games import GameSpec, Param, get_spec
 from arena.games.registry import BUILTIN_MODULES
 
@@ -53,16 +54,22 @@ def page_of(spec: GameSpec) -> str | None:
     return None
 
 
-def split_docstring(module: ModuleType) -> tuple[str, str]:
+def module_docstring(module_name: str) -> str:
+    """A built-in game module's docstring, read from its source (a compiled engine's modules
+    keep none)."""
+    source = package_dir("games") / f"{module_name.rsplit('.', 1)[-1]}.py"
+    return ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
+
+
+def split_docstring(module_name: str, doc: str) -> tuple[str, str]:
     """A module's title (its docstring's first paragraph without the page it cites) and the
     rest of its docstring; ``PageError`` when the first paragraph does not end citing the
     page."""
-    doc = (module.__doc__ or "").strip()
-    first, _, rest = doc.partition("\n\n")
+    first, _, rest = doc.strip().partition("\n\n")
     title = " ".join(first.split())
-    citation = f" ({page_path(module.__name__)})."
+    citation = f" ({page_path(module_name)})."
     if not title.endswith(citation):
-        raise PageError(f"{module.__name__}: the docstring's first paragraph must end with "
+        raise PageError(f"{module_name}: the docstring's first paragraph must end with "
                         f"{citation.strip()!r}")
     return title[: -len(citation)], rest.strip()
 
@@ -120,7 +127,7 @@ def game_section(spec: GameSpec) -> list[str]:
 def render_page(module_name: str) -> str:
     """The Markdown page of one built-in game module."""
     module = importlib.import_module(module_name)
-    title, summary = split_docstring(module)
+    title, summary = split_docstring(module_name, module_docstring(module_name))
     specs = [get_spec(spec.id) for spec in module.SPECS]
     source = f"arena/games/{module_name.rsplit('.', 1)[-1]}.py"
     lines = [f"<!-- Made by `{COMMAND}` from {source}: edit that module, not this page. -->",

@@ -9,6 +9,7 @@ import typer
 from arena.cli.building import show_builds
 from arena.games.params import did_you_mean
 from arena.sandbox.buildwatch import building
+from arena.sandbox.engine import docker_client
 
 images_app = typer.Typer(
     help="Docker images for bots: the offline base images.",
@@ -42,6 +43,7 @@ def images_build_base(
         raise typer.BadParameter(f"unknown base image {variant!r}"
                                  f"{did_you_mean(variant, VARIANTS)}; known: "
                                  f"{', '.join(VARIANTS)}", param_hint="'--variant'")
+    docker_client()  # no Docker: one error line, before any build is shown
     with show_builds(), building(f"the {variant} base image") as show:
         image_id = build_base(variant=variant, rebuild=rebuild, progress=show)
     typer.echo(f"built {VARIANTS[variant].tag} {image_id}")

@@ -146,7 +146,7 @@ def test_a_failed_build_is_one_line_and_the_log_excerpt(base_image: str,
     built = run("bot", "build", str(folder))
     assert built.exit_code == 1
     steps, excerpt = error_and_after(stderr_lines(built))
-    assert steps[0].startswith("Step 1/")
+    assert steps[0] == "building bot broken" and steps[1].startswith("  Step 1/")
     error = excerpt[0]
     assert error.startswith("error: bot broken: the build failed at the Dockerfile's line ")
     assert "returned a non-zero code: 3" in error

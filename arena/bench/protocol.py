@@ -54,6 +54,7 @@ from typing import Any, NamedTuple
 
 import grpc
 
+from arena.agents.heap import settle_heap
 from arena.bench.launched import LaunchedSeat, launched_bots
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
@@ -242,6 +243,7 @@ async def measure_throughput(game: Game, lanes: list[list[LaunchedSeat]], second
     loop = asyncio.get_running_loop()
     times: list[int] = []
     trips: list[int] = []
+    settle_heap()  # as a worker's pool does once it has set up
     pids = _bot_pids(lanes)
     bots_start = processes_cpu_s(pids)
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -282,6 +284,7 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
                     await direct.connect()
                     progress("warming up")
                     await _round(game, rounds, first, raw, direct, None)
+                    settle_heap()
                     for index in range(rounds):
                         progress(f"round trips, round {index + 1} of {rounds}")
                         await _round(game, index, first, raw, direct, latency)

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from arena.agents import BotSeat, PolicySeat, SeatSpec
+from arena.agents.heap import settle_heap
 from arena.agents.pool import AgentPool
 from arena.agents.seats import pin_to_cores
 from arena.games import load_game
@@ -90,6 +91,7 @@ def worker_pool() -> AgentPool:
     finalizers run there)."""
     pool = _POOLS.get(os.getpid())
     if pool is None:
+        settle_heap()  # a worker plays match after match from here on
         pool = _POOLS[os.getpid()] = AgentPool()
         atexit.register(pool.close)
         multiprocessing.util.Finalize(pool, pool.close, exitpriority=10)

@@ -64,6 +64,13 @@ def test_unknown_policy_is_a_clear_error() -> None:
         make_policy("genius", load_game("briscola", 2), 0, 1)
 
 
+def test_a_mistyped_policy_gets_a_suggestion() -> None:
+    """A policy name close to a valid one is suggested, before the valid ones are listed."""
+    with pytest.raises(GameError, match=r"unknown policy 'heurstic' \(did you mean "
+                                        r"'heuristic'\?\); valid policies: random, heuristic"):
+        make_policy("heurstic", load_game("briscola", 2), 0, 1)
+
+
 LEGALITY_SEEDS = 12
 
 

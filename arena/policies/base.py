@@ -7,7 +7,7 @@ from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from arena.games.api import Game, Observation
-from arena.games.params import GameError
+from arena.games.params import GameError, did_you_mean
 from arena.games.rng import Rng, derive_seed
 
 HEURISTIC_MODULES = {
@@ -88,4 +88,6 @@ def make_policy(name: str, game: Game, seat: int, seed: int) -> Policy:
             raise GameError(f"no heuristic policy for game {game.id!r}")
         policy: Policy = heuristic(game, seat, seed)
         return policy
-    raise GameError(f"unknown policy {name!r}; valid policies: {', '.join(policy_names())}")
+    names = policy_names()
+    raise GameError(f"unknown policy {name!r}{did_you_mean(name, names)}; "
+                    f"valid policies: {', '.join(names)}")

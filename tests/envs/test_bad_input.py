@@ -11,7 +11,8 @@ from arena.games import IllegalActionError, InvalidParameterError, UnknownGameEr
 
 def test_an_unknown_game_lists_the_valid_ids() -> None:
     """The game id is checked when the environment is made."""
-    with pytest.raises(UnknownGameError, match=r"unknown game 'brisk' \(did you mean 'briscola'.*\); valid games: misere"):
+    with pytest.raises(UnknownGameError, match=r"unknown game 'brisk' \(did you mean "
+                                               r"'briscola'.*\); valid games: misere"):
         env("brisk")
 
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Briscola and Briscola a 31 (RULES.md 1.2, 1.3, A15, A16)."""
+"""Table-driven rule tests for Briscola and Briscola a 31 (docs/games/briscola.md)."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def test_bad_card_text(text: str) -> None:
 
 
 def test_rank_orders_and_points() -> None:
-    """Briscola, Tressette and Scopa tables follow RULES.md section 0."""
+    """Briscola, Tressette and Scopa tables follow the rules pages (docs/games/)."""
     by_strength = sorted(range(10), key=lambda r: -BRISCOLA_STRENGTH[r])
     assert tuple(by_strength) == BRISCOLA_ORDER
     assert sum(BRISCOLA_POINTS) * 4 == 120

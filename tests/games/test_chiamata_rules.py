@@ -1,4 +1,4 @@
-"""Rule tests for the Briscola chiamata family (RULES.md 1.4, A7-A14), with injected deals."""
+"""Rule tests for the Briscola chiamata family (docs/games/chiamata.md), with injected deals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Madrasso (RULES.md 1.5 and A20), with injected deals."""
+"""Table-driven rule tests for Madrasso (docs/games/madrasso.md), with injected deals."""
 
 from __future__ import annotations
 

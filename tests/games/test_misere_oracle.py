@@ -1,4 +1,4 @@
-"""Misère deals 1-4 against OpenSpiel's ``oh_hell`` on the same deals (RULES.md section 3).
+"""Misère deals 1-4 against OpenSpiel's ``oh_hell`` on the same deals (docs/games/misere.md).
 
 Both engines get the same 12-card hands (``hand_size=12``: oh_hell cannot deal 13 cards to four
 players and still turn up a trump card) and the same trump suit, through a turned-up card of

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Misère (RULES.md 1.1, A1-A6), with injected deals."""
+"""Table-driven rule tests for Misère (docs/games/misere.md), with injected deals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Presidente (RULES.md 1.14, A23)."""
+"""Table-driven rule tests for Presidente (docs/games/presidente.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Tressette a non prendere (RULES.md 1.8 and A17), injected deals."""
+"""Table-driven rule tests for Tressette a non prendere (docs/games/tressette_non_prendere.md)."""
 
 from __future__ import annotations
 

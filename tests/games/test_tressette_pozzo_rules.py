@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Tressette con il pozzo (RULES.md 1.7, A21), with injected deals."""
+"""Table-driven rule tests for Tressette con il pozzo (docs/games/tressette_pozzo.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Tressette with 4 and 2 seats (RULES.md 1.6, A18, A19, A25)."""
+"""Table-driven rule tests for Tressette with 4 and 2 seats (docs/games/tressette.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Tressette incrociato su un toro (RULES.md 1.9)."""
+"""Table-driven rule tests for Tressette incrociato su un toro (docs/games/tressette_toro.md)."""
 
 from __future__ import annotations
 

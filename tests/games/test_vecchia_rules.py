@@ -1,4 +1,4 @@
-"""Table-driven rule tests for Vecchia (RULES.md 1.13)."""
+"""Table-driven rule tests for Vecchia (docs/games/vecchia.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Misère: 4 seats, 52 French cards, a match of 8 deals (docs/games/misere.md).
 
 Rules summary:
-- French 52-card deck. Rank order A K Q J 10 9 ... 2 (``rank_order=bridge``, the seed's) or
+- French 52-card deck. Rank order A K Q J 10 9 ... 2 (``rank_order=bridge``, the source text's) or
   A 3 K Q J 10 9 8 7 6 5 4 2 (``rank_order=briscola``).
 - A match is 8 deals. The first dealer is seat 3 and the deal moves to the right (dealer+1).
   Cards are dealt one at a time from the dealer's right: seat dealer+1 gets cards 1, 5, 9, ...
@@ -389,7 +389,7 @@ def _make(spec: GameSpec, players: int, params: dict[str, ParamValue]) -> Game:
 
 
 PARAMS = (
-    Param("rank_order", "bridge", "rank order: bridge (A K Q J 10 ... 2, the seed's) or "
+    Param("rank_order", "bridge", "rank order: bridge (A K Q J 10 ... 2, the source text's) or "
           "briscola (A 3 K Q J 10 ... 4 2)", choices=("bridge", "briscola")),
     Param("must_trump_if_void", False, "a player void in the led suit must trump if able"),
     Param("misere_fail", "per_trick", "a failed bid of 0 costs 10 per trick (per_trick) or 50 "

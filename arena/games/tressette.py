@@ -33,7 +33,7 @@ Rules summary:
   dealer, ... up to ``order[19]``); ``order[20:40]`` is the face-down stock, drawn from
   ``order[20]`` on. After each trick the winner draws first, then the other; every drawn card
   is shown to both (public DRAW events). Follow suit throughout; the last 10 tricks are played
-  from the hands. No accusi, mandare a monte or signals with 2 seats (the seed describes them
+  from the hands. No accusi, mandare a monte or signals with 2 seats (the source text describes them
   for four players only); those options are rejected there.
 - Match: to ``target`` game points (default 21; 31 and 41 are usual), checked at the end of
   each hand; if both sides are past it the higher wins, a tie plays on. With

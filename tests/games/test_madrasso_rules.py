@@ -164,7 +164,7 @@ def test_legal_cards(setup: tuple[list[str], str], params: dict[str, ParamValue]
     ],
 )
 def test_faceup_release(release: str, plays: str, faceup_legal: bool) -> None:
-    """Anytime (seed), or only after three tricks or once a trump has been played (A20)."""
+    """Anytime (the source text), or only after three tricks or once a trump has been played."""
     state = new_state(RELEASE, faceup_release=release)
     play(state, plays)
     assert state.current_player() == 3

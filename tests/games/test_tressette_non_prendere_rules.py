@@ -179,7 +179,7 @@ def test_hand_points(thirds: list[int], last: int, points: list[int]) -> None:
 )
 def test_hand_losers(points: list[int], cappotto: int, tie_rule: str, cappotto_rule: str,
                      losers: list[int]) -> None:
-    """Who loses a hand (A17 defaults and options)."""
+    """Who loses a hand (the defaults and options)."""
     assert hand_losers(points, cappotto, tie_rule, cappotto_rule) == losers
 
 

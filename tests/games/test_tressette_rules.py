@@ -269,7 +269,7 @@ def test_cappotto_loses_the_accusi_only_with_the_option(lost: bool, losers_score
 )
 def test_which_hands_may_demand_a_redeal(hand: str, seed: bool, low_value: bool,
                                          few_figures: bool) -> None:
-    """The seed's two patterns, and the low-value and few-figures variants (A19)."""
+    """The source text's two patterns, and the low-value and few-figures variants."""
     parsed = cards(hand)
     assert qualifies_for_redeal(parsed, "seed") is seed
     assert qualifies_for_redeal(parsed, "low_value") is low_value

@@ -53,6 +53,11 @@ def test_mistyped_game_ids_and_parameters_get_suggestions() -> None:
     played = run("play", "scopa", "-p", "scopa_on_last=true")
     assert played.exit_code == 2
     assert "did you mean 'scopa_on_last_play'?" in played.stderr
+    choice = run("play", "misere", "--param", "rank_order=bridg")
+    assert choice.exit_code == 2
+    assert choice.stderr.count("\n") == 1
+    assert "rank_order='bridg' is invalid" in choice.stderr
+    assert choice.stderr.rstrip().endswith("(did you mean 'bridge'?)")
     variant = run("images", "build-base", "--variant", "opnspiel")
     assert variant.exit_code == 2 and "did you mean 'openspiel'?" in variant.stderr
 

@@ -96,7 +96,7 @@ class Param:
             return value
         text = str(raw).strip()
         if text not in self.choices:
-            raise InvalidParameterError(problem)
+            raise InvalidParameterError(problem + did_you_mean(text, self.choices))
         return text
 
 

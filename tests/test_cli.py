@@ -66,7 +66,8 @@ def test_games_json() -> None:
     assert briscola["title"] == "Briscola"
     assert briscola["seats"] == [2, 3, 4]
     assert briscola["default_seats"] == 2
-    assert briscola["section"] == "1.2"
+    assert briscola["page"] == "docs/games/briscola.md"
+    assert "section" not in briscola  # a number in sources the repository does not ship
     assert briscola["summary"]
     hands = next(param for param in briscola["params"] if param["name"] == "hands")
     assert hands["default"] == 1

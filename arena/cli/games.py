@@ -36,7 +36,6 @@ def game_info(spec: GameSpec) -> dict[str, Any]:
         "title": spec.title,
         "seats": list(spec.seats),
         "default_seats": spec.default_seats,
-        "section": spec.section,
         "page": page_of(spec),
         "summary": spec.summary,
         "rules_version": spec.rules_version,

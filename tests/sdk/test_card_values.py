@@ -144,6 +144,10 @@ def test_bad_cards_are_value_errors() -> None:
         match.trick_winner([], NO_TRUMP)
     with pytest.raises(ValueError, match="capture values"):
         match.card_values.capture_value(0)
+    with pytest.raises(ValueError, match=r"trump suit 7 is not -1 \(none\) or a suit \(0 .. 3\)"):
+        match.beats(0, 1, 7, 0)
+    with pytest.raises(ValueError, match=r"led suit -1 is not a suit \(0 .. 3\)"):
+        match.beats(0, 1, NO_TRUMP, -1)
 
 
 def test_a_table_that_does_not_cover_the_deck_is_refused() -> None:

@@ -110,6 +110,12 @@ class CardValues:
         and of two cards of equal strength (the copies of one card, in two decks) the later,
         ``card``, wins. A card of neither the trump nor the led suit beats nothing.
         """
+        suits = max(self.suits, default=-1) + 1
+        if not -1 <= trump < suits:
+            raise ValueError(f"trump suit {trump} is not -1 (none) or a suit (0 .. {suits - 1})")
+        if not 0 <= led < suits:
+            raise ValueError(f"led suit {led} is not a suit (0 .. {suits - 1})")
+
         def rank(suit: int) -> int:
             """2 for a trump, 1 for the led suit, 0 for any other suit."""
             return 2 if trump >= 0 and suit == trump else 1 if suit == led else 0

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
+from arena.cli.words import counted
 from arena.games import GameError, get_spec, load_game
 from arena.games.params import did_you_mean
 
@@ -77,3 +78,12 @@ def test_leaderboard_of_an_unknown_game_says_so(tmp_path: Path) -> None:
     assert "no finished match" not in result.stderr
     typo = run("leaderboard", "--game", "scpoa", "--db", f"{tmp_path}/arena.db")
     assert "did you mean 'scopa'" in typo.stderr
+
+
+def test_one_game_and_one_match_are_singular(tmp_path: Path) -> None:
+    """``league create`` counts in words that agree with the number: "1 game, 1 match"."""
+    made = run("league", "create", "duel", "--bot", "random", "--bot", "heuristic",
+               "--games", "briscola", "--db", f"{tmp_path}/arena.db")
+    assert made.exit_code == 0, made.output
+    assert "heuristic (policy)), 1 game, 1 match, secret deals" in made.stdout
+    assert counted(1, "match", "matches") == "1 match" and counted(0, "bot") == "0 bots"

@@ -29,6 +29,7 @@ from arena.cli.options import (
 )
 from arena.cli.progress import LeagueProgress
 from arena.cli.store import DB_OPTION, LeagueCommandError, bad_input, store_url_of, with_store
+from arena.cli.words import counted
 from arena.games.rng import MAX_SEED
 from arena.league.create import (
     ALL_GAMES,
@@ -112,9 +113,9 @@ def create_command(
     console = safe_console(soft_wrap=True)
     seeds = "secret deals" if seed is None else f"deals from seed {seed} (reproducible, " \
         "not secret)"
-    console.print(f"league {status.name}: {len(status.bots)} bots "
-                  f"({', '.join(status.bots)}), {len(status.games)} games, "
-                  f"{status.total} matches, {seeds}, forfeits scored as "
+    console.print(f"league {status.name}: {counted(len(status.bots), 'bot')} "
+                  f"({', '.join(status.bots)}), {counted(len(status.games), 'game')}, "
+                  f"{counted(status.total, 'match', 'matches')}, {seeds}, forfeits scored as "
                   f"{settings.forfeit_policy.value}; run it with: arena league run {status.name}")
 
 

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from arena.cli.console import safe_console
 from arena.cli.options import ForfeitPolicyOption
+from arena.cli.words import counted
 from arena.league.forfeits import DEFAULT_POLICY
 from arena.match.safetext import dumps, safe_json, safe_lines, safe_text
 from arena.protocol.platform import MATCH_STATE_VOID, api_message, api_request, match_state_name
@@ -207,8 +208,9 @@ def league_create_command(
     with connected(server, token) as arena:
         status = arena.call("CreateLeague", request).status
     console().print(Text(safe_text(
-        f"league {status.name}: {len(status.bots)} bots ({', '.join(status.bots)}), "
-        f"{len(status.games)} games, {status.total} matches; run it with: "
+        f"league {status.name}: {counted(len(status.bots), 'bot')} "
+        f"({', '.join(status.bots)}), {counted(len(status.games), 'game')}, "
+        f"{counted(status.total, 'match', 'matches')}; run it with: "
         f"arena remote league run {status.name}")))
 
 

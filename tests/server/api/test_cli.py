@@ -90,7 +90,7 @@ def test_a_league_from_creation_to_leaderboard(service: Service, tmp_path: Path)
     created = run(service, "league", "create", "cli", "--bot", "random", "--bot", "heuristic",
                   "--games", "briscola", token=token)
     assert created.exit_code == 0, created.output
-    assert "1 matches" in created.stdout
+    assert "1 game, 1 match;" in created.stdout
     started = run(service, "league", "run", "cli", token=token)
     assert started.exit_code == 0 and "started" in started.stdout
     assert service.api.servicer.leagues.wait("cli", 120)

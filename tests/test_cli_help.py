@@ -111,3 +111,27 @@ def test_the_lease_has_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
     worker_cli.main(["--broker", "redis://h:6379/0", "--lease-s", "7"])
     worker_cli.main(["--broker", "redis://h:6379/0", "--lease", "9"])
     assert seen == [7.0, 9.0]
+
+
+SEEDED = [["play"], ["bot", "check"], ["league", "create"], ["compare"], ["bench", "rollouts"],
+          ["bench", "evaluation"], ["remote", "league", "create"]]
+
+
+@pytest.mark.parametrize("command", SEEDED)
+def test_the_seed_shows_no_range(command: list[str]) -> None:
+    """``--seed`` is shown as a plain INTEGER, without its twenty-digit upper bound."""
+    text = run(*command, "--help").stdout
+    seed = next(line for line in text.splitlines() if "--seed" in line)
+    assert re.search(r"--seed .*INTEGER +[A-Z]", seed), seed
+    assert "18446744073709551615" not in text and "<=x" not in text
+
+
+@pytest.mark.parametrize("seed", ["-1", "18446744073709551616"])
+def test_a_seed_out_of_range_is_one_line_naming_the_bounds(seed: str) -> None:
+    """A seed below 0 or above 2**64 - 1 is refused before anything runs."""
+    result = run("play", "briscola", "--seed", seed)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"error: Invalid value for '--seed' / '-s': {seed} is not a seed: a seed is an integer "
+        "from 0 to 2**64 - 1 (18446744073709551615)"]
+    assert result.stdout == ""

@@ -11,9 +11,8 @@ from arena.agents.sources import IMAGE_PREFIX, PROCESS, check_sandbox
 from arena.botkit import LANGUAGES, ScaffoldError, check_bot, missing_toolchain, scaffold_bot
 from arena.cli.building import show_builds
 from arena.cli.errors import SEAT_FAULT, CliError
-from arena.cli.options import ALLOW_UNENFORCED_OPTION, SANDBOX_OPTION
+from arena.cli.options import ALLOW_UNENFORCED_OPTION, SANDBOX_OPTION, seed_option
 from arena.cli.seats import parse_allowed
-from arena.games.rng import MAX_SEED
 from arena.match.safetext import dumps
 from arena.match.timecontrol import (
     DEFAULT_BANK_MS,
@@ -74,8 +73,8 @@ def bot_check(
     startup_ms: Annotated[int, typer.Option(
         "--startup-ms", min=1, help="Time the bot may take to start listening, in milliseconds.")
     ] = DEFAULT_STARTUP_MS,
-    seed: Annotated[int, typer.Option(
-        "--seed", "-s", min=0, max=MAX_SEED,
+    seed: Annotated[int, seed_option(
+        "--seed", "-s",
         help="The seed the checked deals derive from (each game's deal has one of its own).")
     ] = 1,
     sandbox: Annotated[str, SANDBOX_OPTION] = PROCESS,

@@ -28,9 +28,9 @@ from arena.cli.options import (
     ForfeitPolicyOption,
     StartupMsOption,
     StrikesOption,
+    seed_option,
 )
 from arena.cli.seats import parse_allowed
-from arena.games.rng import MAX_SEED
 from arena.league.compare import Interval
 from arena.league.comparing import (
     DEFAULT_MAX_SETS,
@@ -200,8 +200,7 @@ def compare_command(
     max_sets: Annotated[int, typer.Option(
         "--max-sets", min=1, help="Duplicate sets at most, then inconclusive.")
     ] = DEFAULT_MAX_SETS,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", min=0, max=MAX_SEED,
+    seed: Annotated[int | None, seed_option(
         help="Derive the deals from this seed (reproducible); default: a random secret.")
     ] = None,
     as_json: Annotated[bool, typer.Option(

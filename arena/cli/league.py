@@ -26,11 +26,11 @@ from arena.cli.options import (
     ForfeitPolicyOption,
     StartupMsOption,
     StrikesOption,
+    seed_option,
 )
 from arena.cli.progress import LeagueProgress
 from arena.cli.store import DB_OPTION, LeagueCommandError, bad_input, store_url_of, with_store
 from arena.cli.words import counted
-from arena.games.rng import MAX_SEED
 from arena.league.create import (
     ALL_GAMES,
     LeagueSettings,
@@ -81,8 +81,7 @@ def create_command(
     ] = ALL_GAMES,
     deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per table and round.")] = 1,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Round robins to play.")] = 1,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", min=0, max=MAX_SEED,
+    seed: Annotated[int | None, seed_option(
         help="Make the league reproducible: every deal comes from this seed, so anyone who "
              "knows it knows the deals (not secret). Without it, the deals come from a random "
              "secret kept in the database.")] = None,

@@ -2,7 +2,8 @@
 
 ``arena play``, ``arena compare`` and ``arena league create`` take the clock, the strikes and
 the forfeit policy with these declarations, and ``arena remote league create`` the forfeit
-policy; ``arena play``, ``arena bot check`` and ``arena bench sandbox`` the sandbox options.
+policy; ``arena play``, ``arena bot check`` and ``arena bench sandbox`` the sandbox options;
+every command with a ``--seed`` checks it with ``seed_option``.
 A command gives the default in its signature, the constant beside the value's code
 (``DEFAULT_DECISION_MS`` and the others of ``arena.match.timecontrol``, ``DEFAULT_STRIKES``,
 ``DEFAULT_POLICY.value``).
@@ -10,9 +11,11 @@ A command gives the default in its signature, the constant beside the value's co
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from arena.games.rng import MAX_SEED
 
 DecisionMsOption = Annotated[int, typer.Option(
     "--decision-ms", min=1, help="Time for each decision, in milliseconds.")]
@@ -48,3 +51,17 @@ ALLOW_UNENFORCED_OPTION = typer.Option(
     help="Run Docker bots even though the engine does not enforce these limits (trusted bots "
          "only); repeatable.")
 """``--allow-unenforced``: limit names, read by ``arena.cli.seats.parse_allowed``."""
+
+
+def check_seed(value: int | None) -> int | None:
+    """``value`` when it is a seed (0 to ``MAX_SEED``); bad input naming the bounds if not."""
+    if value is not None and not 0 <= value <= MAX_SEED:
+        raise typer.BadParameter(f"{value} is not a seed: a seed is an integer from 0 to "
+                                 f"2**64 - 1 ({MAX_SEED})")
+    return value
+
+
+def seed_option(*names: str, help: str) -> Any:
+    """A ``--seed`` option with ``help``: an integer checked by ``check_seed``, its range left
+    out of the help (it would be a twenty-digit number beside every command's seed)."""
+    return typer.Option(*(names or ("--seed",)), callback=check_seed, help=help)

@@ -27,11 +27,11 @@ from arena.cli.options import (
     DecisionMsOption,
     StartupMsOption,
     StrikesOption,
+    seed_option,
 )
 from arena.cli.render import output_tail, render_duplicate, render_match
 from arena.cli.seats import parse_allowed
 from arena.games import load_game
-from arena.games.rng import MAX_SEED
 from arena.match import DEFAULT_POLICY, MatchError, replay
 from arena.match.faults import DEFAULT_STRIKES
 from arena.match.record import MatchRecord
@@ -125,8 +125,7 @@ def play_command(
         "--players", "-n", help="Seat count (default: the game's first).")] = None,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", metavar="KEY=VALUE", help="A game parameter; repeat for more.")] = None,
-    seed: Annotated[int, typer.Option(
-        "--seed", "-s", min=0, max=MAX_SEED, help="The match seed.")] = 1,
+    seed: Annotated[int, seed_option("--seed", "-s", help="The match seed.")] = 1,
     bot: Annotated[list[str] | None, typer.Option(
         "--bot", metavar="PATH|image:NAME",
         help="A bot for the next seat: a folder (with bot.toml), run as --sandbox says, or "

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.console import safe_console
-from arena.cli.options import ForfeitPolicyOption
+from arena.cli.options import ForfeitPolicyOption, seed_option
 from arena.cli.words import counted
 from arena.league.forfeits import DEFAULT_POLICY
 from arena.match.safetext import dumps, safe_json, safe_lines, safe_text
@@ -190,10 +190,9 @@ def league_create_command(
                      ] = "all",
     deals: Annotated[int, typer.Option("--deals", min=1, help="Deals per table and round.")] = 1,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Round robins.")] = 1,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", min=0, help="Make the league reproducible from this seed (its deals are then "
-                              "not secret); by default they come from the service's secret.")
-                    ] = None,
+    seed: Annotated[int | None, seed_option(
+        help="Make the league reproducible from this seed (its deals are then not secret); by "
+             "default they come from the service's secret.")] = None,
     decision_ms: Annotated[int, typer.Option("--decision-ms", min=0,
                                              help="Time per decision (0: default).")] = 0,
     forfeit_policy: ForfeitPolicyOption = DEFAULT_POLICY.value,

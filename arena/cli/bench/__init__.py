@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from arena.cli.errors import CliError
-from arena.cli.options import ALLOW_UNENFORCED_OPTION
+from arena.cli.options import ALLOW_UNENFORCED_OPTION, seed_option
 from arena.cli.seats import parse_allowed
-from arena.games.rng import MAX_SEED
 
 bench_app = typer.Typer(
     help="Benchmarks that print figures against a baseline measured in the same run.",
@@ -116,8 +115,7 @@ def bench_rollouts(
         "--deals", min=2, help="Paired deals per game.")] = 20,
     budget_ms: Annotated[int, typer.Option(
         "--budget-ms", min=1, help="CPU time of each decision's search.")] = 100,
-    seed: Annotated[int, typer.Option(
-        "--seed", min=0, max=MAX_SEED, help="The seed the deals derive from.")] = 1,
+    seed: Annotated[int, seed_option(help="The seed the deals derive from.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Measure ISMCTS with random against heuristic playouts, each against the heuristic."""
@@ -136,8 +134,7 @@ def bench_evaluation(
         "--mc-deals", min=0, help="Deals per game of mc against heuristic (0: skip mc).")] = 30,
     mc_budget_ms: Annotated[int, typer.Option(
         "--mc-budget-ms", min=1, help="mc's time per decision, in milliseconds.")] = 10,
-    seed: Annotated[int, typer.Option(
-        "--seed", min=0, max=MAX_SEED, help="The seed the deals derive from.")] = 1,
+    seed: Annotated[int, seed_option(help="The seed the deals derive from.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Measure what duplicate buys: the deals needed to separate a pair, plain and duplicate.

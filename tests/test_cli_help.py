@@ -135,3 +135,29 @@ def test_a_seed_out_of_range_is_one_line_naming_the_bounds(seed: str) -> None:
         f"error: Invalid value for '--seed' / '-s': {seed} is not a seed: a seed is an integer "
         "from 0 to 2**64 - 1 (18446744073709551615)"]
     assert result.stdout == ""
+
+
+def test_worker_help_names_values_as_the_league_commands_do() -> None:
+    """``arena worker --help`` calls the broker a URL and the database PATH|URL, with the
+    league commands' default; the main help lists it without a pointer to --help."""
+    shown = run("worker", "--help").stdout
+    assert re.search(r"--broker +URL ", shown) and re.search(r"--db +PATH\|URL ", shown)
+    assert "arena.db under the user's data directory" in " ".join(shown.replace("│", "").split())
+    assert " TEXT " not in shown
+    listing = next(line for line in run("--help").stdout.splitlines() if "│ worker " in line)
+    assert "--help for the options" not in listing
+
+
+def test_the_two_leases_say_why_they_differ() -> None:
+    """Each --lease-s help names the other command, and ``league run --broker`` refuses a
+    --lease-s it would not use, in one line."""
+    local = " ".join(run("league", "run", "--help").stdout.replace("│", "").split())
+    remote = " ".join(run("worker", "--help").stdout.replace("│", "").split())
+    assert "longer default than `arena worker`'s" in local
+    assert "each `arena worker` takes its own --lease-s" in local
+    assert "shorter default than a local `arena league run`'s" in remote
+    refused = run("league", "run", "x", "--broker", "redis://h:6379/0", "--lease-s", "30")
+    assert refused.exit_code == 2
+    assert refused.stderr.splitlines() == [
+        "error: --lease-s is for local runs; with --broker each `arena worker` takes its own "
+        "--lease-s"]

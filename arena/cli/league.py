@@ -120,6 +120,7 @@ def create_command(
 
 @league_app.command("run")
 def run_command(
+    ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="The league to run.")],
     workers: Annotated[int, typer.Option(
         "--workers", "-w", min=1, help="Local worker processes (one match each at a time).")
@@ -129,7 +130,11 @@ def run_command(
         help="Send the matches through Celery (redis://host:6379/0, amqp://...) to "
              "`arena worker` processes instead of running them here.")] = None,
     lease_s: Annotated[float, typer.Option(
-        "--lease-s", min=1.0, help="Lease length in seconds (renewed while a match runs).")
+        "--lease-s", min=1.0,
+        help="Lease length in seconds (renewed while a match runs) of the local workers. A "
+             "match of a run that was killed waits this long before the next run takes it; a "
+             "worker that dies has its leases handed back at once, hence a longer default than "
+             "`arena worker`'s. Not for --broker: each `arena worker` takes its own --lease-s.")
     ] = DEFAULT_LEASE_S,
     db: Annotated[str | None, DB_OPTION] = None,
 ) -> None:
@@ -137,6 +142,9 @@ def run_command(
 
     Ctrl-C stops it; running it again resumes it: nothing is lost and nothing runs twice.
     """
+    if broker is not None and given(ctx, "lease_s"):
+        raise LeagueCommandError("--lease-s is for local runs; with --broker each `arena "
+                                 "worker` takes its own --lease-s")
     url = store_url_of(db)
     console = Console(stderr=True)
     with bad_input(), open_store(url) as store, store.session() as session:
@@ -167,6 +175,12 @@ def run_command(
         raise typer.Exit(INTERRUPTED_EXIT)
     if status.void:
         raise typer.Exit(VOID_EXIT)
+
+
+def given(ctx: typer.Context, param: str) -> bool:
+    """Whether the command line gave ``param`` (rather than its default)."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def build_here(folders: list[str], console: Console) -> None:

@@ -59,7 +59,7 @@ app.command("compare", rich_help_panel=LEAGUES)(compare_command)
 @app.command("worker", add_help_option=False, rich_help_panel=LEAGUES,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def worker_command(ctx: typer.Context) -> None:
-    """Run league matches sent through a broker on this host (--help for the options)."""
+    """Run league matches sent through a broker, on this host, until stopped (Ctrl-C)."""
     try:
         from arena.cli.worker import main as worker_main
     except ImportError as error:

@@ -10,6 +10,7 @@ import typer
 import typer.main
 
 from arena.cli.helptext import examples_epilog, tidy
+from arena.cli.store import DB_OPTION
 from arena.league.celery_app import (
     DEFAULT_LEASE_S,
     DEFAULT_MATCH_TIME_LIMIT_S,
@@ -18,11 +19,17 @@ from arena.league.celery_app import (
 )
 from arena.league.worker import start_workers
 
-BROKER = typer.Option("--broker", help="The broker URL: redis://host:6379/0, amqp://host//.")
-DB = typer.Option("--db", help="The database: a SQLite file or a URL (default: the user's file).")
+BROKER = typer.Option(
+    "--broker", metavar="URL",
+    help="Take the matches from this Celery broker (redis://host:6379/0, amqp://...), the one "
+         "`arena league run --broker` sends them to.")
 CONCURRENCY = typer.Option("--concurrency", min=1,
                            help="Worker processes, each running one match at a time.")
-LEASE = typer.Option("--lease-s", min=0.1, help="Seconds a match's lease lasts without renewal.")
+LEASE = typer.Option(
+    "--lease-s", min=0.1,
+    help="Lease length in seconds (renewed while a match runs). A match whose worker died "
+         "waits this long before the dispatcher sends it again; hence a shorter default than a "
+         "local `arena league run`'s, whose pool hands a dead worker's leases back at once.")
 LEASE_ALIAS = typer.Option("--lease", min=0.1, hidden=True,
                            help="The former name of --lease-s, still read.")
 MATCH_TIME_LIMIT = typer.Option("--match-time-limit", min=0.1,
@@ -31,12 +38,12 @@ VISIBILITY_TIMEOUT = typer.Option(
     "--visibility-timeout", min=0.1,
     help="Seconds Redis waits before delivering an unacknowledged message again; longer than "
          "the match time limit.")
-LOGLEVEL = typer.Option("--loglevel", help="DEBUG, INFO, WARNING or ERROR.")
+LOGLEVEL = typer.Option("--loglevel", metavar="LEVEL", help="DEBUG, INFO, WARNING or ERROR.")
 
 
 def worker_command(
     broker: Annotated[str, BROKER],
-    db: Annotated[str | None, DB] = None,
+    db: Annotated[str | None, DB_OPTION] = None,
     concurrency: Annotated[int, CONCURRENCY] = 1,
     lease_s: Annotated[float, LEASE] = DEFAULT_LEASE_S,
     match_time_limit: Annotated[float, MATCH_TIME_LIMIT] = DEFAULT_MATCH_TIME_LIMIT_S,

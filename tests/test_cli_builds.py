@@ -14,7 +14,8 @@ from typer.testing import CliRunner, Result
 
 from arena.bots import BotManifest, ensure_built, forget_builds
 from arena.cli import app
-from arena.cli.building import BuildDisplay
+from arena.cli.bench.output import status
+from arena.cli.building import BuildDisplay, show_builds
 from arena.sandbox import build as docker_build
 from arena.sandbox.buildwatch import building, watching
 
@@ -161,4 +162,29 @@ def test_on_a_terminal_a_spinner_shows_the_last_line() -> None:
         shown = display.status.renderable.text
         assert "building bot go · compiling \\x1b[31mmain" in str(shown)
     assert display.status is None
+    assert "built bot go in " in stream.getvalue()
+
+
+def test_bench_languages_shows_the_builds(tmp_path: Path) -> None:
+    """``arena bench languages`` shows the host build of a bot it measures, as ``bot check``
+    does."""
+    folder = built_bot(tmp_path / "bot", "echo compiling the bot\n")
+    result = run("bench", "languages", "--bot", str(folder), "--deals", "1", "--json")
+    assert result.exit_code == 0, result.output
+    assert "building bot slowbuild\n  compiling the bot\nbuilt bot slowbuild in " in result.stderr
+
+
+def test_a_bench_shows_builds_in_its_own_status_line() -> None:
+    """On a terminal a bench's builds show in its status line (a second live display would be
+    refused), which says what it said before once they end; the closing line is printed."""
+    stream = io.StringIO()
+    console = Console(file=stream, force_terminal=True, width=80)
+    with console.status("measuring: starting") as line, show_builds(console, line):
+        with building("the image of heuristic") as show:
+            show("Step 1/3 : FROM base")
+            assert line.status.plain == "building the image of heuristic · Step 1/3 : FROM base"
+        assert line.status == "measuring: starting"
+    with status(console), building("bot go"):
+        pass
+    assert "built the image of heuristic in " in stream.getvalue()
     assert "built bot go in " in stream.getvalue()

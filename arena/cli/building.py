@@ -4,9 +4,9 @@ On a terminal a spinner names the build and its last line of output, and a line 
 ended and how long it took; written to a pipe or a file (tests, CI logs) the same shows as plain
 lines: ``building bot NAME``, each line of its output indented, then ``built bot NAME in 52.1 s``
 (or ``build of bot NAME failed after ...``). Every command that may build (``bot check``,
-``bot build``, ``play``, ``compare``, ``league run``, ``images build-base``) runs inside
-``show_builds``; what a build prints is escaped (a bot's build output never drives the
-terminal).
+``bot build``, ``play``, ``compare``, ``league run``, ``images build-base`` and the benches,
+which show builds in their own status line) runs inside ``show_builds``; what a build prints
+is escaped (a bot's build output never drives the terminal).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.status import Status
 from rich.text import Text
 
@@ -29,9 +29,13 @@ SPINNER = "dots"
 class BuildDisplay:
     """A build watcher that shows builds on a console (stderr by default)."""
 
-    def __init__(self, console: Console | None = None) -> None:
-        """Show builds on ``console``."""
+    def __init__(self, console: Console | None = None, shared: Status | None = None) -> None:
+        """Show builds on ``console``; on a terminal in ``shared``, a status line the caller
+        already shows (a console shows one at a time), else in a spinner of their own."""
         self.console = console or safe_console(stderr=True, soft_wrap=True)
+        self.shared = shared
+        self.before: RenderableType = ""
+        """What the shared status line said before the builds."""
         self.running: list[str] = []
         """The builds running, the innermost last."""
         self.last = ""
@@ -45,6 +49,9 @@ class BuildDisplay:
             self.last = ""
             if not self.console.is_terminal:
                 self.console.print(Text(f"building {safe_text(what)}"))
+            elif self.status is None and self.shared is not None:
+                self.status, self.before = self.shared, self.shared.status
+                self.status.update(self._text())
             elif self.status is None:
                 self.status = Status(self._text(), console=self.console, spinner=SPINNER)
                 self.status.start()
@@ -70,7 +77,10 @@ class BuildDisplay:
                 del self.running[len(self.running) - 1 - self.running[::-1].index(what)]
             self.last = ""
             if self.status is not None and not self.running:
-                self.status.stop()
+                if self.status is self.shared:
+                    self.status.update(self.before)
+                else:
+                    self.status.stop()
                 self.status = None
             elif self.status is not None:
                 self.status.update(self._text())
@@ -93,12 +103,14 @@ class BuildDisplay:
 
 
 @contextmanager
-def show_builds(console: Console | None = None) -> Iterator[BuildDisplay]:
-    """Show every build of this process while the block runs."""
-    display = BuildDisplay(console)
+def show_builds(console: Console | None = None,
+                shared: Status | None = None) -> Iterator[BuildDisplay]:
+    """Show every build of this process while the block runs (on a terminal in ``shared``,
+    the caller's status line, when given)."""
+    display = BuildDisplay(console, shared)
     try:
         with watching(display):
             yield display
     finally:
-        if display.status is not None:
+        if display.status is not None and display.status is not shared:
             display.status.stop()

@@ -17,13 +17,16 @@ from rich.table import Table
 
 from arena.bench.errors import BenchError
 from arena.bench.protocol import Progress
+from arena.cli.building import show_builds
 from arena.cli.console import PIPE_WIDTH
 
 
 @contextmanager
 def status(console: Console) -> Iterator[Progress]:
-    """A transient status line on stderr, updated through the yielded callback."""
-    with console.status("measuring") as line:
+    """A transient status line on stderr, updated through the yielded callback; the bench's
+    builds (bots it compiles, images it builds) are shown as ``arena bot build`` shows them,
+    in that line on a terminal."""
+    with console.status("measuring") as line, show_builds(console, line):
         yield lambda text: line.update(f"measuring: {text}")
 
 

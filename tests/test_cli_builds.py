@@ -45,20 +45,23 @@ class Recorder:
         """Keep a line."""
         self.events.append(("output", line))
 
-    def ended(self, what: str, seconds: float, failed: bool) -> None:
+    def ended(self, what: str, seconds: float, failed: bool, up_to_date: bool) -> None:
         """Keep an end."""
-        self.events.append(("ended", what, "failed" if failed else "ok"))
+        self.events.append(("ended", what, "failed" if failed else
+                            "up to date" if up_to_date else "ok"))
 
 
-def built_bot(folder: Path, script: str) -> Path:
-    """The random sample bot with a host build running ``script``."""
+def built_bot(folder: Path, script: str, writes: bool = True) -> Path:
+    """The random sample bot with a host build running ``script`` (then writing a new file in
+    the folder, so that the build is not up to date, unless ``writes`` is false)."""
     folder.mkdir()
     shutil.copy(RANDOM_BOT / "bot.py", folder / "bot.py")
     (folder / "bot.toml").write_text(
         'name = "slowbuild"\nversion = "1.0.0"\nlanguage = "python"\n'
         'build = ["sh", "build.sh"]\ncommand = ["python", "bot.py"]\ngames = ["*"]\n',
         encoding="utf-8")
-    (folder / "build.sh").write_text(script, encoding="utf-8")
+    (folder / "build.sh").write_text(script + ('\n: > "out-$$"\n' if writes else ""),
+                                     encoding="utf-8")
     return folder
 
 
@@ -188,3 +191,62 @@ def test_a_bench_shows_builds_in_its_own_status_line() -> None:
         pass
     assert "built the image of heuristic in " in stream.getvalue()
     assert "built bot go in " in stream.getvalue()
+
+
+def compiled_bot(folder: Path) -> Path:
+    """The random sample bot run as ``./bin/bot``, which its build writes only when it
+    changed, as the compiled sample bots' builds do."""
+    built_bot(folder, "echo compiling\nmkdir -p bin\nprintf '#!/bin/sh\\nexec python "
+                      "bot.py \"$@\"\\n' > bin/new\ncmp -s bin/new bin/bot || "
+                      "cp bin/new bin/bot\nrm bin/new\nchmod +x bin/bot\n", writes=False)
+    manifest = (folder / "bot.toml").read_text(encoding="utf-8")
+    (folder / "bot.toml").write_text(manifest.replace('command = ["python", "bot.py"]',
+                                                      'command = ["./bin/bot"]'))
+    return folder
+
+
+def test_a_build_that_leaves_the_program_as_it_was_is_up_to_date(tmp_path: Path) -> None:
+    """The first build makes bin/bot; the second, in a new process's turn, leaves it as it
+    was: it had nothing to do, though it ran and printed."""
+    manifest = BotManifest.load(compiled_bot(tmp_path / "bot"))
+    recorder = Recorder()
+    with watching(recorder):
+        ensure_built(manifest, timeout_s=30)
+        forget_builds()
+        ensure_built(manifest, timeout_s=30)
+    ends = [event for event in recorder.events if event[0] == "ended"]
+    assert ends == [("ended", "bot slowbuild", "ok"), ("ended", "bot slowbuild", "up to date")]
+
+
+def test_a_build_with_nothing_to_do_shows_nothing(tmp_path: Path) -> None:
+    """``arena play`` of a bot whose build changes nothing prints no build lines (a build that
+    changes something prints them, see above)."""
+    folder = built_bot(tmp_path / "bot", "echo nothing to do\n", writes=False)
+    result = run("play", "briscola", "--bot", str(folder), "--policy", "random")
+    assert result.exit_code == 0, result.output
+    assert "building" not in result.stderr and "built" not in result.stderr
+    assert "nothing to do" not in result.stderr
+
+
+def test_on_a_terminal_a_build_with_nothing_to_do_leaves_no_line() -> None:
+    """The spinner shows while the build runs; an up-to-date build leaves no closing line."""
+    stream = io.StringIO()
+    display = BuildDisplay(Console(file=stream, force_terminal=True, width=80))
+    with watching(display), building("bot go") as show:
+        show("Finished release in 0.05s")
+        show.up_to_date = True
+    assert display.status is None and "built bot go" not in stream.getvalue()
+
+
+def test_off_a_terminal_a_long_build_is_shown_even_when_up_to_date() -> None:
+    """Lines held back are printed once the hold is over, and the build then gets its
+    closing line even if it turns out to have had nothing to do."""
+    stream = io.StringIO()
+    display = BuildDisplay(Console(file=stream, width=80), hold_s=60)
+    with watching(display), building("bot go") as show:
+        show("compiling")
+        assert stream.getvalue() == ""
+        display.release()
+        assert stream.getvalue() == "building bot go\n  compiling\n"
+        show.up_to_date = True
+    assert stream.getvalue().splitlines()[-1].startswith("built bot go in ")

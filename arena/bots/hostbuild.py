@@ -89,8 +89,35 @@ def _run_build(manifest: BotManifest, timeout_s: float, say: Progress) -> None:
         raise BotConfigError(f"bot {manifest.name}: its build command needs {program!r}, "
                              f"which is not installed: {hint}")
     say(f"building bot {manifest.name}: {shown} (in {manifest.folder})")
+    runs = program_files(manifest)
+    before = snapshot(runs)
     with building(f"bot {manifest.name}") as show:
         _build_and_check(manifest, argv, timeout_s, show)
+        show.up_to_date = bool(before) and snapshot(runs) == before
+
+
+def program_files(manifest: BotManifest) -> Path:
+    """Where the files the bot runs are: the folder of its program when the command runs one
+    of the bot folder (``./bin/heuristic``: ``bin/``), else the whole bot folder."""
+    folder = manifest.folder.resolve()
+    program = (folder / manifest.command[0]).resolve()
+    if program.parent != folder and program.parent.is_relative_to(folder):
+        return program.parent
+    return folder
+
+
+def snapshot(where: Path) -> dict[str, tuple[int, int]]:
+    """The size and modification time of every file under ``where``, by path: a build that
+    leaves it unchanged had nothing to do (toolchains and the sample bots' build scripts touch
+    no output that is up to date)."""
+    found: dict[str, tuple[int, int]] = {}
+    for root, _dirs, files in os.walk(where):
+        for name in files:
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                status = os.stat(path)
+                found[path] = (status.st_size, status.st_mtime_ns)
+    return found
 
 
 def _build_and_check(manifest: BotManifest, argv: list[str], timeout_s: float,

@@ -6,7 +6,9 @@ lines: ``building bot NAME``, each line of its output indented, then ``built bot
 (or ``build of bot NAME failed after ...``). Every command that may build (``bot check``,
 ``bot build``, ``play``, ``compare``, ``league run``, ``images build-base`` and the benches,
 which show builds in their own status line) runs inside ``show_builds``; what a build prints
-is escaped (a bot's build output never drives the terminal).
+is escaped (a bot's build output never drives the terminal). A build that had nothing to do
+leaves no line: off a terminal its lines are held back for ``HOLD_S``, so that one ending sooner
+shows nothing at all.
 """
 
 from __future__ import annotations
@@ -25,15 +27,25 @@ from arena.sandbox.buildwatch import watching
 
 SPINNER = "dots"
 
+HOLD_S = 1.0
+"""Off a terminal, how long a build's lines are held back: one that ends sooner with nothing
+to do (its program unchanged) shows nothing at all."""
+
 
 class BuildDisplay:
     """A build watcher that shows builds on a console (stderr by default)."""
 
-    def __init__(self, console: Console | None = None, shared: Status | None = None) -> None:
+    def __init__(self, console: Console | None = None, shared: Status | None = None,
+                 hold_s: float = HOLD_S) -> None:
         """Show builds on ``console``; on a terminal in ``shared``, a status line the caller
-        already shows (a console shows one at a time), else in a spinner of their own."""
+        already shows (a console shows one at a time), else in a spinner of their own; off a
+        terminal, the lines of a build are held for up to ``hold_s`` seconds."""
         self.console = console or safe_console(stderr=True, soft_wrap=True)
         self.shared = shared
+        self.hold_s = hold_s
+        self.held: list[Text] | None = None
+        """The lines held back (off a terminal) while a build may yet turn out up to date."""
+        self.timer: threading.Timer | None = None
         self.before: RenderableType = ""
         """What the shared status line said before the builds."""
         self.running: list[str] = []
@@ -48,7 +60,12 @@ class BuildDisplay:
             self.running.append(what)
             self.last = ""
             if not self.console.is_terminal:
-                self.console.print(Text(f"building {safe_text(what)}"))
+                if len(self.running) == 1 and self.held is None:
+                    self.held = []
+                    self.timer = threading.Timer(self.hold_s, self.release)
+                    self.timer.daemon = True
+                    self.timer.start()
+                self._print(Text(f"building {safe_text(what)}"))
             elif self.status is None and self.shared is not None:
                 self.status, self.before = self.shared, self.shared.status
                 self.status.update(self._text())
@@ -68,10 +85,11 @@ class BuildDisplay:
                 self.last = text.strip()
                 self.status.update(self._text())
             else:
-                self.console.print(Text(f"  {text}" if self.running else text, style="dim"))
+                self._print(Text(f"  {text}" if self.running else text, style="dim"))
 
-    def ended(self, what: str, seconds: float, failed: bool) -> None:
-        """Stop the spinner when no build is left, and say how the build ended."""
+    def ended(self, what: str, seconds: float, failed: bool, up_to_date: bool = False) -> None:
+        """Stop the spinner when no build is left, and say how the build ended (nothing when
+        it had nothing to do and nothing of it was shown yet)."""
         with self.lock:
             if what in self.running:
                 del self.running[len(self.running) - 1 - self.running[::-1].index(what)]
@@ -84,12 +102,39 @@ class BuildDisplay:
                 self.status = None
             elif self.status is not None:
                 self.status.update(self._text())
+            if up_to_date and (self.console.is_terminal or self.held is not None):
+                if not self.running and self.held is not None:
+                    self.held = []
+                    self._release()
+                return
+            self._release()
             name = safe_text(what)
             if failed:
                 self.console.print(Text(f"build of {name} failed after {seconds:.1f} s",
                                         style="red"))
             else:
                 self.console.print(Text(f"built {name} in {seconds:.1f} s", style="green"))
+
+    def release(self) -> None:
+        """Print the lines held back: the build has run for ``hold_s``."""
+        with self.lock:
+            self._release()
+
+    def _release(self) -> None:
+        """Print the lines held back, if any, and hold no more (the lock held)."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        held, self.held = self.held, None
+        for text in held or []:
+            self.console.print(text)
+
+    def _print(self, text: Text) -> None:
+        """Print ``text``, or hold it back while lines are held (the lock held)."""
+        if self.held is not None:
+            self.held.append(text)
+        else:
+            self.console.print(text)
 
     def _text(self) -> Text:
         """The spinner's text: the innermost build and its last line, cut to one row."""
@@ -112,5 +157,6 @@ def show_builds(console: Console | None = None,
         with watching(display):
             yield display
     finally:
+        display.release()
         if display.status is not None and display.status is not shared:
             display.status.stop()

@@ -3,15 +3,16 @@ build's last line of output) while the code that builds knows nothing of termina
 
 A build (a compiled bot's host build, a Docker image) runs inside ``building(what)``: every
 watcher installed with ``watching`` is told when it starts, each line of its output, and when
-it ends, with its duration and whether it failed. With no watcher installed, nobody is told.
-Watchers are per process and may be told from any thread.
+it ends, with its duration, whether it failed and whether it had nothing to do (the build code
+says so when it can tell: a host build that left the bot's program as it was). With no
+watcher installed, nobody is told. Watchers are per process and may be told from any thread.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
@@ -25,8 +26,9 @@ class BuildWatcher(Protocol):
     def output(self, line: str) -> None:
         """The build running wrote this line."""
 
-    def ended(self, what: str, seconds: float, failed: bool) -> None:
-        """The build of ``what`` ended after ``seconds``, or failed."""
+    def ended(self, what: str, seconds: float, failed: bool, up_to_date: bool) -> None:
+        """The build of ``what`` ended after ``seconds``, or failed; ``up_to_date``: it had
+        nothing to do."""
 
 
 _watchers: list[BuildWatcher] = []
@@ -45,8 +47,23 @@ def watching(watcher: BuildWatcher) -> Iterator[BuildWatcher]:
             _watchers.remove(watcher)
 
 
+class BuildOutput:
+    """The callback a build passes its output lines to; the build sets ``up_to_date`` when it
+    finds it had nothing to do."""
+
+    def __init__(self, watchers: list[BuildWatcher]) -> None:
+        """Lines go to ``watchers``."""
+        self.watchers = watchers
+        self.up_to_date = False
+
+    def __call__(self, line: str) -> None:
+        """Pass a line of the build's output on."""
+        for watcher in self.watchers:
+            watcher.output(line)
+
+
 @contextmanager
-def building(what: str) -> Iterator[Callable[[str], None]]:
+def building(what: str) -> Iterator[BuildOutput]:
     """Run a build of ``what`` in the block, which gets the callback for its output lines; the
     watchers hear of its start, its lines and its end (failed when the block raises)."""
     with _lock:
@@ -55,15 +72,11 @@ def building(what: str) -> Iterator[Callable[[str], None]]:
         watcher.started(what)
     start = time.monotonic()
     failed = True
-
-    def output(line: str) -> None:
-        """Pass a line of the build's output on."""
-        for watcher in watchers:
-            watcher.output(line)
-
+    output = BuildOutput(watchers)
     try:
         yield output
         failed = False
     finally:
         for watcher in watchers:
-            watcher.ended(what, time.monotonic() - start, failed)
+            watcher.ended(what, time.monotonic() - start, failed,
+                          up_to_date=output.up_to_date and not failed)

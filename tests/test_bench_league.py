@@ -67,8 +67,11 @@ def test_report_has_the_required_keys_and_sane_figures(report: dict[str, Any]) -
     local = report["local"]
     assert local["wall_decisions_per_s"] == pytest.approx(
         local["decisions"] / local["wall_s"], rel=1e-2)
+    # the workers that claimed matches: both as a rule, one when the other started too late
+    # (it imports and sets up while the first plays the few short matches)
+    assert 1 <= local["lanes"] <= 2
     assert local["decisions_per_s"] == pytest.approx(
-        local["decisions"] / local["matches"] * 2 / local["match_s"], rel=1e-2)
+        local["decisions"] / local["matches"] * local["lanes"] / local["match_s"], rel=1e-2)
     assert 0 <= report["startup_s"] < local["wall_s"]
     assert (local["matches"], local["decisions"]) == (MATCHES, MATCHES * SET_DECISIONS)
     for key in ("wall_s", "match_s", "play_s", "decisions_per_s"):

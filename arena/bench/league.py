@@ -135,7 +135,7 @@ class RunFigures:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form with the rates: steady ones, and over the whole wall time."""
-        return {"matches": self.matches, "wall_s": round(self.wall_s, 3),
+        return {"matches": self.matches, "lanes": self.lanes, "wall_s": round(self.wall_s, 3),
                 "matches_per_hour": round(self.steady_matches_per_hour, 1),
                 "wall_matches_per_hour": round(self.matches / self.wall_s * 3600, 1),
                 "decisions": self.decisions,

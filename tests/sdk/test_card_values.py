@@ -179,3 +179,36 @@ def test_a_request_gives_points_and_strength_of_its_match() -> None:
     assert [request.points(held) for held in hand] == [game.card_points[held] for held in hand]
     assert [request.strength(held) for held in hand] == \
         [match.card_values.trick_strength_table[held] for held in hand]
+
+
+def test_a_request_says_whether_a_card_would_take_the_trick_so_far() -> None:
+    """In random 3-seat briscola playouts, ``takes_trick`` of each card played agrees with
+    ``trick_winner`` of the trick so far and that card (checked against the engine's own
+    winners above); a leading card takes the trick; a game without tricks is an error."""
+    import random
+
+    game = load_game("briscola", 3)
+    checked = 0
+    for seed in range(20):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            seat = state.current_player()
+            match = MatchInfo(match_start_message(game, seat, "m", 1000, 0))
+            message = RequestEncoder(state, seat).request(1, 1000, 0).decision_request
+            request = Request(message, match)
+            played = [held for _, held in request.observation.trick]
+            card = rng.choice(state.legal_actions())
+            expected = match.trick_winner([*played, card], request.observation.trump_suit) \
+                == len(played)
+            assert request.takes_trick(card) is expected
+            checked += bool(played)
+            state.apply_action(card)
+    assert checked > 100
+    with pytest.raises(ValueError, match="has no tricks"):
+        scopa = load_game("scopa")
+        state = scopa.new_initial_state(1)
+        seat = state.current_player()
+        match = MatchInfo(match_start_message(scopa, seat, "m", 1000, 0))
+        Request(RequestEncoder(state, seat).request(1, 1000, 0).decision_request,
+                match).takes_trick(state.legal_actions()[0])

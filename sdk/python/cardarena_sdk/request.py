@@ -153,6 +153,17 @@ class Request:
         """The trick strength of a card; a ValueError in a game without tricks."""
         return self.match.card_values.strength(card)
 
+    def takes_trick(self, card: int) -> bool:
+        """Whether ``card``, played now, would be ahead of every card of the trick so far
+        (True when it leads), with this observation's trump suit; a ValueError in a game
+        without tricks, or when the trick holds a card this seat may not see."""
+        played = [held for _, held in self.observation.trick]
+        if not played:
+            self.match.card_values.strength(card)  # a game without tricks is an error
+            return True
+        winner = self.match.card_values.trick_winner([*played, card], self.observation.trump_suit)
+        return winner == len(played)
+
     def __repr__(self) -> str:
         """The request id, the seat and the legal action labels."""
         return (f"Request(id={self.request_id}, seat={self.match.seat}, "

@@ -5,10 +5,11 @@ ended and how long it took; written to a pipe or a file (tests, CI logs) the sam
 lines: ``building bot NAME``, each line of its output indented, then ``built bot NAME in 52.1 s``
 (or ``build of bot NAME failed after ...``). Every command that may build (``bot check``,
 ``bot build``, ``play``, ``compare``, ``league run``, ``images build-base`` and the benches,
-which show builds in their own status line) runs inside ``show_builds``; what a build prints
-is escaped (a bot's build output never drives the terminal). A build that had nothing to do
-leaves no line: off a terminal its lines are held back for ``HOLD_S``, so that one ending sooner
-shows nothing at all.
+which show builds in their own status line) runs inside ``show_builds``; ``remote submit``
+shows the service's build, which it waits for without its lines, with a display of its own;
+what a build prints is escaped (a bot's build output never drives the terminal). A build that
+had nothing to do leaves no line: off a terminal its lines are held back for ``HOLD_S``, so that
+one ending sooner shows nothing at all.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ tables of ``Text`` that rich never reads as markup; JSON is printed and written 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.building import BuildDisplay
 from arena.cli.console import safe_console
 from arena.cli.options import ForfeitPolicyOption, seed_option
 from arena.cli.words import counted
@@ -127,13 +129,29 @@ def submit_command(
     bot_name = name or default_bot_name(path)
     with connected(server, token) as arena:
         data = archive_bytes(path)
-        reply = arena.call("SubmitBot", api_request("SubmitBot", name=bot_name, archive=data))
+        reply = _submit(arena, bot_name, data)
     if as_json:
         print_json(reply)
         return
     console().print(Text(safe_text(
         f"bot {reply.bot.name} version {reply.version.version} built: "
         f"{reply.version.image_ref} (plays {', '.join(reply.version.games)})")))
+
+
+def _submit(arena: RemoteArena, bot_name: str, data: bytes) -> Any:
+    """Upload a bot archive; the service answers once it has built the image, which the
+    build display shows meanwhile (on stderr: a spinner, or plain lines off a terminal)."""
+    display = BuildDisplay()
+    what = f"bot {bot_name} on the service"
+    display.started(what)
+    start, failed = time.perf_counter(), True
+    try:
+        reply = arena.call("SubmitBot", api_request("SubmitBot", name=bot_name, archive=data))
+        failed = False
+    finally:
+        display.ended(what, time.perf_counter() - start, failed)
+        display.release()
+    return reply
 
 
 def default_bot_name(path: Path) -> str:

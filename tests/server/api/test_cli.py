@@ -66,6 +66,9 @@ def test_submit_a_folder_and_see_it_listed(service: Service, tmp_path: Path) -> 
     submitted = run(service, "submit", str(folder), token=token)
     assert submitted.exit_code == 0, submitted.output
     assert "bot mybot version 1 built: cardarena-bot/alice-mybot:1" in submitted.stdout
+    # the wait for the service's build is shown on stderr (plain lines off a terminal)
+    assert "building bot mybot on the service" in submitted.stderr
+    assert "built bot mybot on the service in " in submitted.stderr
     listed = run(service, "bots", "--json", token=token)
     [bot] = json.loads(listed.stdout)["bots"]
     assert (bot["name"], bot["owner"]) == ("mybot", "alice")

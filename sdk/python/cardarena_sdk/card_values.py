@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cardarena_sdk.cards import HIDDEN, DeckInfo
+from cardarena_sdk.cards import DeckInfo
 
 if TYPE_CHECKING:
     from arena.protocol.schema import agent as pb
@@ -20,12 +20,12 @@ NO_TRUMP = -1
 class CardValues:
     """The figures of every card of a match's deck; a table is empty where the game has none.
 
-    ``suits`` (the deck's suit of each card), ``points_table``, ``trick_strength_table``,
-    ``rank_strength_table`` and ``capture_value_table`` are indexed by card id.
+    ``points_table``, ``trick_strength_table``, ``rank_strength_table`` and
+    ``capture_value_table`` are indexed by card id of ``deck``.
     """
 
     game_id: str
-    suits: tuple[int, ...]
+    deck: DeckInfo
     points_table: tuple[int, ...] = ()
     points_total: int = 0
     trick_strength_table: tuple[int, ...] = ()
@@ -43,7 +43,7 @@ class CardValues:
             if len(table) not in (0, deck_size):
                 raise ValueError(f"{game_id}: card_values.{name} has {len(table)} entries for a "
                                  f"deck of {deck_size} cards")
-        return cls(game_id, tuple(card.suit for card in deck.cards), tuple(message.points),
+        return cls(game_id, deck, tuple(message.points),
                    message.points_total,
                    tuple(message.trick_strength), tuple(message.rank_strength),
                    tuple(message.capture_value))
@@ -51,7 +51,7 @@ class CardValues:
     @property
     def deck_size(self) -> int:
         """How many cards the deck has."""
-        return len(self.suits)
+        return self.deck.size
 
     @property
     def has_points(self) -> bool:
@@ -64,11 +64,8 @@ class CardValues:
         return bool(self.trick_strength_table)
 
     def _check(self, card: int) -> int:
-        """``card`` itself; a hidden or unknown card is a ValueError."""
-        if card == HIDDEN:
-            raise ValueError("card -1 is hidden: the seat may not see it")
-        if not 0 <= card < self.deck_size:
-            raise ValueError(f"card {card} is not in the deck (ids 0 .. {self.deck_size - 1})")
+        """``card`` itself; a hidden or unknown card is a ValueError (``DeckInfo.card``)."""
+        self.deck.card(card)
         return card
 
     def _lookup(self, table: tuple[int, ...], name: str, card: int) -> int:
@@ -110,7 +107,7 @@ class CardValues:
         and of two cards of equal strength (the copies of one card, in two decks) the later,
         ``card``, wins. A card of neither the trump nor the led suit beats nothing.
         """
-        suits = max(self.suits, default=-1) + 1
+        suits = len(self.deck.suits)
         if not -1 <= trump < suits:
             raise ValueError(f"trump suit {trump} is not -1 (none) or a suit (0 .. {suits - 1})")
         if not 0 <= led < suits:
@@ -140,4 +137,4 @@ class CardValues:
     def _suit(self, card: int) -> int:
         """The suit of a card of a trick game (a ValueError in a game without tricks)."""
         self.strength(card)
-        return self.suits[card]
+        return self.deck.cards[card].suit

@@ -12,6 +12,7 @@ from arena.protocol import messages as messages_module
 from arena.protocol.card_values import BUILTIN_FIGURES
 from arena.protocol.v1 import agent_pb2 as pb
 from tests.conformance.harness import CONFIGS, Config, config_id, make_game, playout
+from tests.tricks import played_tricks
 
 TRICK_GAMES = {"misere", "madrasso", "tressette", "tressette-pozzo", "tressette-non-prendere",
                "tressette-toro", "high-card"} | {game for game in BUILTIN_FIGURES
@@ -76,19 +77,13 @@ def trick_mismatches(state: State, strength: list[int]) -> tuple[int, list[str]]
     """Tricks in ``state``'s log, and those whose winner the strength table and the trump in
     force (the last TRUMP event of the hand) do not give."""
     suit = state.game.deck.suit_table()
-    trump, seat_of, tricks, wrong = -1, {}, 0, []
-    for kind, seat, cards, values in state.event_entries():
-        if kind == EventKind.HAND_START:
-            trump, seat_of = -1, {}
-        elif kind == EventKind.TRUMP:
-            trump = values[0]
-        elif kind in (EventKind.PLAY, EventKind.PLAY_FACE_DOWN):
-            seat_of.update((card, seat) for card in cards)
-        elif kind == EventKind.TRICK:
-            tricks += 1
-            winner = seat_of[cards[trick_winner(list(cards), suit, strength, trump)]]
-            if winner != seat:
-                wrong.append(f"trick {cards} trump {trump}: seat {seat} won, not {winner}")
+    tricks, wrong = 0, []
+    for trick in played_tricks(state):
+        tricks += 1
+        winner = trick.players[trick_winner(list(trick.cards), suit, strength, trick.trump)]
+        if winner != trick.winner:
+            wrong.append(f"trick {trick.cards} trump {trick.trump}: seat {trick.winner} won, "
+                         f"not {winner}")
     return tricks, wrong
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 from cardarena_sdk import NO_TRUMP, CardValues, MatchInfo, Request
 
-from arena.games import EventKind, load_game
+from arena.games import load_game
 from arena.games.registry import game_ids
 from arena.protocol import RequestEncoder, match_start_message
 from arena.protocol.v1 import agent_pb2 as pb
 from tests.conformance.harness import playout
+from tests.tricks import played_tricks
 
 CUPS, COINS, CLUBS, SWORDS = range(4)
 ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN, JACK, KNIGHT, KING = range(10)
@@ -108,17 +109,10 @@ def test_trick_winner_agrees_with_every_trick_the_engine_plays(game_id: str,
     match = MatchInfo(match_start_message(game, 0, "m", 1000, 0))
     tricks = 0
     for seed in (1, 2):
-        trump, seat_of = NO_TRUMP, {}
-        for kind, seat, cards, values in playout(game, seed).event_entries():
-            if kind == EventKind.HAND_START:
-                trump, seat_of = NO_TRUMP, {}
-            elif kind == EventKind.TRUMP:
-                trump = values[0]
-            elif kind in (EventKind.PLAY, EventKind.PLAY_FACE_DOWN):
-                seat_of.update((played, seat) for played in cards)
-            elif kind == EventKind.TRICK:
-                tricks += 1
-                assert seat_of[cards[match.trick_winner(cards, trump)]] == seat, (cards, trump)
+        for trick in played_tricks(playout(game, seed)):
+            tricks += 1
+            assert trick.players[match.trick_winner(trick.cards, trick.trump)] == trick.winner, \
+                trick
     assert tricks > 0
 
 

@@ -168,6 +168,10 @@ def _build_group(argv: list[str], folder: Path, timeout_s: float,
     return build.returncode, list(kept)
 
 
+LINE_CAP = 4096
+"""Bytes of a build's output read as one line at most: a longer line comes in pieces, so no
+line of a build's output is held whole however long it is."""
+
 READER_GRACE_S = 5.0
 """How long the end of a build's output may take to be read once its group is killed (a
 process that left the group may still hold the pipe)."""
@@ -177,7 +181,7 @@ def _read_lines(stream: IO[bytes], kept: deque[str], show: Progress) -> None:
     """Read a build's output to its end: keep its last lines, and show each (a line a tool
     redraws with carriage returns shows as it last reads)."""
     with contextlib.suppress(OSError, ValueError):
-        for raw in stream:
+        for raw in iter(lambda: stream.readline(LINE_CAP), b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n").rsplit("\r", 1)[-1].rstrip()
             if not line:
                 continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -152,3 +153,16 @@ def test_a_build_past_its_time_is_stopped_with_what_it_started(tmp_path: Path) -
     with pytest.raises(BotConfigError, match="ran past 1 s and was stopped"):
         ensure_built(manifest, timeout_s=1)
     assert_straggler_stopped(tmp_path / "bot")
+
+
+def test_a_build_line_of_any_length_is_read_in_capped_pieces(tmp_path: Path) -> None:
+    """A build that prints a megabyte without a newline is read in pieces of at most
+    ``LINE_CAP`` bytes: its kept tail and every line shown stay small."""
+    from arena.bots.hostbuild import LINE_CAP, _build_group
+
+    shown: list[str] = []
+    argv = [sys.executable, "-c", "import sys; sys.stdout.write('x' * 1_000_000)"]
+    status, kept = _build_group(argv, tmp_path, 60, shown.append)
+    assert status == 0
+    assert len(shown) >= 1_000_000 // LINE_CAP
+    assert max(len(line) for line in shown + kept) <= LINE_CAP

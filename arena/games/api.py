@@ -236,7 +236,8 @@ EventEntry = tuple[EventKind, int, tuple[int, ...], tuple[int, ...]]
 DealInput = Sequence[int] | Sequence[Sequence[int]] | None
 
 
-_CLASS_VALUES = ("deck", "points_total", "card_points", "perfect_information", "dead_hand")
+_CLASS_VALUES = ("deck", "points_total", "card_points", "trick_strength", "rank_strength",
+                 "capture_value", "perfect_information", "dead_hand")
 """Game attributes that a game class may give as class attributes."""
 
 
@@ -249,6 +250,12 @@ class Game(ABC):
     """Card points of a complete hand, when the game counts card points."""
     card_points: tuple[int, ...] | None = None
     """Card points per card id, when the game counts card points."""
+    trick_strength: tuple[int, ...] | None = None
+    """Trick strength per card id (within a suit the higher takes the trick), in trick games."""
+    rank_strength: tuple[int, ...] | None = None
+    """Strength per card id of its rank, whatever the suit, where sets of a rank climb."""
+    capture_value: tuple[int, ...] | None = None
+    """Capture value per card id, in fishing games."""
     perfect_information: bool = False
     """True when this configuration hides nothing from any seat (Vecchia with two seats)."""
     dead_hand: bool = False

@@ -141,6 +141,7 @@ class BriscolaGame(Game):
         self.deck = ITALIAN_40
         self.points_total = 120
         self.card_points = POINTS
+        self.trick_strength = STRENGTH
         self.declare_31 = spec.id == "briscola-31"
         self.team_of = tuple(seat % 2 for seat in range(4)) if num_players == 4 else tuple(
             range(num_players))

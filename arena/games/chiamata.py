@@ -199,6 +199,7 @@ class ChiamataGame(Game):
         self.total = 240 if self.two_decks else 120
         self.points_total = self.total
         self.card_points = POINTS[:self.deck.size]
+        self.trick_strength = STRENGTH[:self.deck.size]
         self.auction = str(params.get("auction", _FIXED_AUCTION.get(spec.id, CARTA)))
         self.morto = spec.id == "briscola-chiamata-morto" or bool(params.get("morto", False))
         self.dead_hand = self.morto

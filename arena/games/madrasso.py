@@ -136,6 +136,7 @@ class MadrassoGame(Game):
         self.deck = ITALIAN_40
         self.points_total = sum(POINTS) + LAST_TRICK_BONUS
         self.card_points = POINTS
+        self.trick_strength = STRENGTH
         self.target = int(params["target"])
         self.min_hands = int(params["min_hands"])
         self.faceup_anytime = params["faceup_release"] == ANYTIME

@@ -166,6 +166,7 @@ class MisereGame(Game):
         super().__init__(spec, num_players, params)
         self.deck = FRENCH_52
         order = str(params["rank_order"])
+        self.trick_strength = STRENGTHS[order]
         self.trick_keys = TRICK_KEYS[order]
         self.hand_size = int(params["hand_size"])
         self.must_trump = bool(params["must_trump_if_void"])

@@ -116,6 +116,7 @@ class PresidenteGame(Game):
         super().__init__(spec, num_players, params)
         self.deck = ITALIAN_40
         self.strength = STRENGTHS[str(params["rank_order"])]
+        self.rank_strength = self.deck.per_card(self.strength)
         self.above = ranks_above(self.strength)
         self.deals = int(params["deals"])
         self.pass_is_final = bool(params["pass_is_final_for_round"])

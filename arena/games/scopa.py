@@ -133,6 +133,7 @@ class ScopaGame(Game):
         """Derive the deal layout, sides and rule flags from the parameters."""
         super().__init__(spec, num_players, params)
         self.deck = ITALIAN_40
+        self.capture_value = VALUE
         self.pairs = spec.id == "scopone"
         self.team_of = tuple(seat % 2 for seat in range(num_players)) if self.pairs else tuple(
             range(num_players))

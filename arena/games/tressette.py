@@ -112,6 +112,7 @@ class TressetteGame(Game):
         self.deck = ITALIAN_40
         self.points_total = DECK_THIRDS
         self.card_points = TABLES.thirds
+        self.trick_strength = TABLES.strength
         four = num_players == 4
         self.target = int(params["target"])
         self.stop_immediately = bool(params["stop_immediately"])

@@ -140,6 +140,7 @@ class NonPrendereGame(Game):
         self.deck = ITALIAN_40
         self.points_total = sum(THIRDS) + LAST_TRICK_THIRDS
         self.card_points = THIRDS
+        self.trick_strength = STRENGTH
         self.losses = int(params["losses"])
         self.tie_rule = str(params["tie_rule"])
         self.cappotto_rule = str(params["cappotto_rule"])

@@ -201,6 +201,7 @@ class PozzoGame(Game):
         self.deck = ITALIAN_40
         self.points_total = POINTS_TOTAL
         self.card_points = THIRDS
+        self.trick_strength = STRENGTH
         self.draw_pool = params["variant"] == "draw_pool"
         self.target = int(params["target"])
         self.by_difference = params["payment"] == "difference"

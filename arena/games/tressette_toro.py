@@ -121,6 +121,7 @@ class ToroGame(Game):
         self.deck = ITALIAN_120
         self.points_total = DECK_THIRDS
         self.card_points = TABLES.thirds
+        self.trick_strength = TABLES.strength
         self.rounds = int(params["rounds"])
         self.target = int(params["target"])
         self.table_rules = tuple(

@@ -6,16 +6,16 @@ from __future__ import annotations
 import pytest
 
 from arena.games import ActionKind, EventKind, Game, State, load_game
+from arena.games.registry import game_ids
 from arena.games.tricks import trick_winner
 from arena.protocol import ProtocolError, card_figures, match_start_message, match_start_payload
 from arena.protocol import messages as messages_module
-from arena.protocol.card_values import BUILTIN_FIGURES
 from arena.protocol.v1 import agent_pb2 as pb
 from tests.conformance.harness import CONFIGS, Config, config_id, make_game, playout
 from tests.tricks import played_tricks
 
 TRICK_GAMES = {"misere", "madrasso", "tressette", "tressette-pozzo", "tressette-non-prendere",
-               "tressette-toro", "high-card"} | {game for game in BUILTIN_FIGURES
+               "tressette-toro", "high-card"} | {game for game in game_ids()
                                                   if game.startswith("briscola")}
 """Games played in tricks."""
 

@@ -46,14 +46,26 @@ EXIT_WAIT_S = 1.0
 PROBE_S = 1.0
 """Seconds a second, silent stream waits to learn how a bot ended one whose status gRPC lost."""
 
+CONNECT_ATTEMPT_MS = 60_000
+"""The least time gRPC gives one attempt to connect to a bot, its HTTP/2 handshake
+included (gRPC reads it from ``grpc.min_reconnect_backoff_ms``). A bot that is slow to answer
+a connection, on a loaded host, is waited for rather than dropped and dialled again: every
+attempt dropped would leave the bot one more connection to answer first. The launch's
+start-up deadline bounds the wait."""
+
+RECONNECT_BACKOFF_MS = (100, 200)
+"""The first and the longest wait before dialling a bot again after a refused connection
+(one that is not listening yet), in milliseconds (gRPC waits at least 100)."""
+
 FailureMaker = Callable[[str], AgentFailure]
 """``init_error`` or ``crash``: makes the failure of a bot that ended its stream."""
 
 
 def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
     """Channel options: small receive limits (messages, and header and trailer metadata, where
-    gRPC's soft limit equals its hard one so the refusal is certain), a short reconnect backoff,
-    a private pool, and ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would
+    gRPC's soft limit equals its hard one so the refusal is certain), a short wait before
+    dialling again a bot that refused, a long one for a connection to be answered, a private
+    pool, and ``localhost`` as the HTTP/2 authority (over a Unix socket gRPC would
     send the socket's path, which some HTTP/2 servers, Rust's hyper among them, refuse as a
     malformed authority). No bandwidth-delay probing: its PING frames, which both sides
     answer, only tune the flow-control window for bulk transfers, and a Play stream carries
@@ -63,9 +75,9 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_metadata_size", MAX_METADATA_BYTES),
         ("grpc.absolute_max_metadata_size", MAX_METADATA_BYTES),
-        ("grpc.initial_reconnect_backoff_ms", 20),
-        ("grpc.min_reconnect_backoff_ms", 20),
-        ("grpc.max_reconnect_backoff_ms", 200),
+        ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[0]),
+        ("grpc.max_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[1]),
+        ("grpc.min_reconnect_backoff_ms", CONNECT_ATTEMPT_MS),
         ("grpc.use_local_subchannel_pool", 1),
         ("grpc.enable_retries", 0),
         ("grpc.http2.bdp_probe", 0),

@@ -155,6 +155,28 @@ def test_a_bot_that_never_listens_misses_the_start_deadline(tmp_path: Path,
     assert_cleaned_up(agent, temp_root)
 
 
+def test_a_bot_slow_to_answer_its_connection_is_waited_for_not_dialled_again(
+        tmp_path: Path, temp_root: Path) -> None:
+    # A loaded host can take longer than gRPC's usual connection attempt to answer one: the
+    # arena waits for that answer within the start-up budget instead of dropping the
+    # connection and dialling again, which would only give the bot more to answer.
+    agent = agent_for(tmp_path, temp_root, "--slow-handshake-ms", "700")
+    state = GAME.new_initial_state(7)
+
+    async def body(agent: LocalProcessAgent) -> None:
+        """The steps of the test, run while the agent is up."""
+        await agent.launch(10)
+        await agent.open(setup(0, state), 5)
+        reply = await agent.decide(turn(state, 1), 5)
+        assert reply is not None and not reply.fault
+
+    run(agent, body)
+    assert agent.ready is not None
+    output = agent.output_windows()[0]
+    assert output.count("scripted bot: connection ") == 1, output
+    assert_cleaned_up(agent, temp_root)
+
+
 def test_a_command_that_cannot_run_is_an_init_error(tmp_path: Path, temp_root: Path) -> None:
     folder = make_bot(tmp_path / "bot")
     text = (folder / "bot.toml").read_text(encoding="utf-8")

@@ -3,7 +3,7 @@
     python scripted_bot.py [--version V] [--ready ready|none|malformed|decision]
         [--exit-at-start CODE] [--no-listen] [--faults 1:late,3:illegal] [--crash-at K]
         [--late-ms MS] [--sleep-ms MS] [--ignore-term] [--say TEXT] [--pid-file PATH]
-        [--crash-once PATH] [--note TEXT]
+        [--crash-once PATH] [--note TEXT] [--slow-handshake-ms MS]
 
 Decisions are counted per match (stream) from 1. Fault kinds: late (answer after --late-ms,
 while later requests are answered at once), hang (answer nothing from then on), illegal,
@@ -12,7 +12,10 @@ empty (an empty PlayResponse), ready (a Ready instead of a Decision), big (a mes
 64 KiB), twice (answer twice), raise (end the stream with an error). Without a fault the bot
 plays the first legal action. At MatchEnd it prints the reason codes it was sent to stderr.
 With ``--crash-once PATH``, ``--crash-at`` holds only for the first instance to get there: it
-creates PATH before crashing, and an instance that finds PATH plays on.
+creates PATH before crashing, and an instance that finds PATH plays on. With
+``--slow-handshake-ms``, the bot answers each connection that long late: its server listens
+on a socket of its own beside CARDARENA_ADDRESS, and a relay on that address holds back the
+server's first bytes on each connection (it prints each connection it accepts).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def options() -> argparse.Namespace:
     parser.add_argument("--crash-once", default="")
     parser.add_argument("--note", default="", help="the debug text of every Decision (else "
                                                    "'decision N')")
+    parser.add_argument("--slow-handshake-ms", type=int, default=0)
     return parser.parse_args()
 
 
@@ -164,6 +168,41 @@ class ScriptedBot:
             print(f"scripted bot: match end {' '.join(reasons)}", file=sys.stderr, flush=True)
 
 
+async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                delay_s: float = 0.0) -> None:
+    """Copy ``reader`` to ``writer`` until the end, the first bytes ``delay_s`` late."""
+    try:
+        first = True
+        while data := await reader.read(65536):
+            if first and delay_s:
+                await asyncio.sleep(delay_s)
+            first = False
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()
+
+
+async def slow_front(address: str, inner: str, delay_s: float) -> asyncio.Server:
+    """Accept connections on ``address`` and relay them to the server on ``inner``, whose
+    first answer on each connection is held back ``delay_s`` seconds."""
+    accepted = 0
+
+    async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Relay one connection both ways."""
+        nonlocal accepted
+        accepted += 1
+        print(f"scripted bot: connection {accepted}", file=sys.stderr, flush=True)
+        inner_reader, inner_writer = await asyncio.open_unix_connection(inner)
+        relays.update({asyncio.ensure_future(relay(reader, inner_writer)),
+                       asyncio.ensure_future(relay(inner_reader, writer, delay_s))})
+
+    relays: set[asyncio.Future[None]] = set()
+    return await asyncio.start_unix_server(connect, address.removeprefix("unix:"))
+
+
 async def serve(args: argparse.Namespace) -> None:
     """Listen on CARDARENA_ADDRESS until SIGTERM."""
     bot = ScriptedBot(args)
@@ -173,8 +212,15 @@ async def serve(args: argparse.Namespace) -> None:
             response_serializer=lambda data: data)})
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(os.environ["CARDARENA_ADDRESS"])
-    await server.start()
+    address = os.environ["CARDARENA_ADDRESS"]
+    if args.slow_handshake_ms:
+        inner = str(Path(address.removeprefix("unix:")).with_name("inner.sock"))
+        server.add_insecure_port(f"unix:{inner}")
+        await server.start()
+        await slow_front(address, inner, args.slow_handshake_ms / 1000)
+    else:
+        server.add_insecure_port(address)
+        await server.start()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()), encoding="utf-8")
     stop = asyncio.Event()

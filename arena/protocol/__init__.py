@@ -11,6 +11,9 @@ When the rules engine runs compiled, the encoder and the reader of answers run c
 from the same build (``COMPILED_MODULES``, ``arena.compiled``); ``PROTOCOL_ENGINE`` says which.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from arena.compiled import use_compiled
 
 COMPILED_MODULES = ("encoder", "fieldcache", "keys", "replies", "serialize", "wire")
@@ -19,36 +22,94 @@ reader of answers, which run at every decision of a bot."""
 PROTOCOL_ENGINE = use_compiled(__path__, "protocol")
 """How the encoder and the answer reader run: ``compiled`` (with the engine) or ``python``."""
 
-from arena.protocol.actions import (
-    engine_action,
-    legal_action_message,
-    legal_actions_message,
-    wire_action,
-)
-from arena.protocol.answers import Answer, ReadyAnswer, read_answer, read_ready
-from arena.protocol.card_values import CardFigures, card_figures, card_values_message
-from arena.protocol.encoder import RequestEncoder
-from arena.protocol.encoding import MessageEncoder, RequestEncoding
-from arena.protocol.errors import ProtocolError
-from arena.protocol.messages import (
-    PROTOCOL_VERSION,
-    deck_message,
-    game_from_match_start,
-    match_end_message,
-    match_end_payload,
-    match_start_message,
-    match_start_payload,
-    params_from_message,
-    serialized_match_end,
-)
-from arena.protocol.observations import (
-    event_from_message,
-    event_to_message,
-    observation_from_message,
-    observation_from_request,
-    observation_to_message,
-)
-from arena.protocol.replies import decision_fields
+from arena.protocol.version import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from arena.protocol.actions import (
+        engine_action,
+        legal_action_message,
+        legal_actions_message,
+        wire_action,
+    )
+    from arena.protocol.answers import Answer, ReadyAnswer, read_answer, read_ready
+    from arena.protocol.card_values import CardFigures, card_figures, card_values_message
+    from arena.protocol.encoder import RequestEncoder
+    from arena.protocol.encoding import MessageEncoder, RequestEncoding
+    from arena.protocol.errors import ProtocolError
+    from arena.protocol.messages import (
+        deck_message,
+        game_from_match_start,
+        match_end_message,
+        match_end_payload,
+        match_start_message,
+        match_start_payload,
+        params_from_message,
+        serialized_match_end,
+    )
+    from arena.protocol.observations import (
+        event_from_message,
+        event_to_message,
+        observation_from_message,
+        observation_from_request,
+        observation_to_message,
+    )
+    from arena.protocol.replies import decision_fields
+
+LAZY = {
+    "Answer": "answers",
+    "CardFigures": "card_values",
+    "MessageEncoder": "encoding",
+    "ProtocolError": "errors",
+    "ReadyAnswer": "answers",
+    "RequestEncoder": "encoder",
+    "RequestEncoding": "encoding",
+    "card_figures": "card_values",
+    "card_values_message": "card_values",
+    "decision_fields": "replies",
+    "deck_message": "messages",
+    "engine_action": "actions",
+    "event_from_message": "observations",
+    "event_to_message": "observations",
+    "game_from_match_start": "messages",
+    "legal_action_message": "actions",
+    "legal_actions_message": "actions",
+    "match_end_message": "messages",
+    "match_end_payload": "messages",
+    "match_start_message": "messages",
+    "match_start_payload": "messages",
+    "observation_from_message": "observations",
+    "observation_from_request": "observations",
+    "observation_to_message": "observations",
+    "params_from_message": "messages",
+    "read_answer": "answers",
+    "read_ready": "answers",
+    "serialized_match_end": "messages",
+    "wire_action": "actions",
+}
+"""The package's names, each imported from its module on first use: a bot that only needs the
+schema and the version (the SDK's server) never loads the engine through this package."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``LAZY`` or a submodule, imported on first use and kept."""
+    module = LAZY.get(name)
+    if module is None:
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The package's names, the lazy ones included."""
+    return sorted({*globals(), *LAZY})
+
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -12,11 +12,9 @@ from arena.protocol.errors import ProtocolError
 from arena.protocol.reasons import to_wire
 from arena.protocol.serialize import match_end_bytes
 from arena.protocol.v1 import agent_pb2 as pb
+from arena.protocol.version import PROTOCOL_VERSION
 from arena.protocol.wire import LENGTH, VARINT, length_field, string_field, tag, varint_field
 from arena.reasons import Reason
-
-PROTOCOL_VERSION = "cardarena.v1"
-"""The protocol this package speaks, as MatchStart and Ready name it."""
 
 
 def parameter_message(name: str, value: ParamValue) -> pb.Parameter:

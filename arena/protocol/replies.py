@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from arena.protocol.serialize import F1_VARINT, F2_VARINT
-
 DECISION_KEY: Final = 0x12
 """``PlayResponse.decision``: field 2, length-delimited."""
-REQUEST_ID_KEY: Final = F1_VARINT[0]
+REQUEST_ID_KEY: Final = 0x08
 """``Decision.request_id``: field 1, varint."""
-ACTION_ID_KEY: Final = F2_VARINT[0]
+ACTION_ID_KEY: Final = 0x10
 """``Decision.action_id``: field 2, varint."""
 DEBUG_KEY: Final = 0x1A
 """``Decision.debug``: field 3, length-delimited."""

@@ -102,3 +102,15 @@ def test_answers_and_ready_are_read_or_named() -> None:
         "cardarena.v1", "b", "1")
     assert read_ready(encoded(1, 1, "")).problem == "a decision message, not Ready"
     assert read_ready(b"\xff").problem.startswith("a malformed message (")
+
+
+def test_the_keys_read_are_the_fields_of_the_schema() -> None:
+    from arena.protocol.replies import ACTION_ID_KEY, DEBUG_KEY, DECISION_KEY, REQUEST_ID_KEY
+    from arena.protocol.wire import LENGTH, VARINT, tag
+
+    decision = pb.Decision.DESCRIPTOR.fields_by_name
+    assert tag(decision["request_id"].number, VARINT) == bytes([REQUEST_ID_KEY])
+    assert tag(decision["action_id"].number, VARINT) == bytes([ACTION_ID_KEY])
+    assert tag(decision["debug"].number, LENGTH) == bytes([DEBUG_KEY])
+    response = pb.PlayResponse.DESCRIPTOR.fields_by_name
+    assert tag(response["decision"].number, LENGTH) == bytes([DECISION_KEY])

@@ -25,6 +25,30 @@ def test_the_reference_policies_load_only_when_asked_for() -> None:
     assert "cardarena_sdk.search" not in plain
 
 
+def test_a_bot_that_answers_loads_no_game_and_no_encoder() -> None:
+    # A bot's start-up in its container is mostly imports: the SDK's server needs the schema,
+    # the version and the answer's wire keys, not the engine or the arena's request encoder.
+    plain = loaded_after("import cardarena_sdk")
+    assert not any(name.startswith("arena.games") for name in plain), sorted(plain)
+    assert not {"arena.protocol.encoder", "arena.protocol.messages",
+                "arena.protocol.observations", "arena.protocol.serialize"} & plain
+
+
+def test_the_protocol_package_loads_its_names_on_first_use() -> None:
+    import arena.protocol
+    from arena.protocol import answers, encoder, messages, version
+
+    assert arena.protocol.read_answer is answers.read_answer
+    assert arena.protocol.RequestEncoder is encoder.RequestEncoder
+    assert arena.protocol.PROTOCOL_VERSION == messages.PROTOCOL_VERSION == version.PROTOCOL_VERSION
+    assert set(arena.protocol.__all__) <= set(dir(arena.protocol))
+    for name in arena.protocol.__all__:
+        assert getattr(arena.protocol, name) is not None
+    assert arena.protocol.wire is not None  # a submodule reached as an attribute
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        _ = arena.protocol.nothing_here  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("name", cardarena_sdk.__all__)
 def test_every_public_name_resolves(name: str) -> None:
     assert getattr(cardarena_sdk, name) is not None

@@ -193,7 +193,8 @@ def test_html_escapes_every_name(report: LeagueReport[str]) -> None:
     assert "<league>" not in page and "test &lt;league&gt;" in page
     sources = re.findall(r'<img src="([^"]+)"', page)
     assert sources == ["ratings.png", *image_names(report)]
-    assert "http" not in page
+    assert "http://" not in page and "https://" not in page  # nothing fetched from afar
+    assert re.findall(r'href="(\w+):', page) == ["data"]  # the icon, embedded
 
 
 def test_write_report_writes_pages_and_readable_plots(report: LeagueReport[str],

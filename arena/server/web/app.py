@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from arena.league.report_page import TEMPLATES
 from arena.server.web.pages import router
 from arena.server.web.queries import NotFound, Queries
 from arena.server.web.rendering import HERE, BadRequest, error_page, make_templates
@@ -27,8 +28,8 @@ from arena.store import open_store
 
 log = logging.getLogger(__name__)
 
-FAVICON = HERE / "static" / "favicon.svg"
-"""The site's icon: a card on the header's green, no request to anyone else."""
+FAVICON = TEMPLATES / "favicon.svg"
+"""The site's icon, the one the report file embeds: a card on the header's green."""
 
 
 async def on_http_error(request: Request, error: Exception) -> Response:
@@ -64,7 +65,7 @@ async def on_server_error(request: Request, error: Exception) -> Response:
 
 
 async def favicon() -> Response:
-    """The site's icon where browsers look for it first (pages link the same SVG)."""
+    """The site's icon, which pages link, and where browsers look for it first."""
     return FileResponse(FAVICON, media_type="image/svg+xml")
 
 
@@ -83,6 +84,7 @@ def create_app(store_url: str) -> FastAPI:
     app.state.queries = Queries(store)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.add_api_route("/favicon.svg", favicon, include_in_schema=False, name="favicon")
     app.add_api_route("/favicon.ico", favicon, include_in_schema=False)
     app.include_router(router, dependencies=[Depends(signed_in)])
     app.include_router(sign_in_router, dependencies=[Depends(signed_in)])

@@ -4,6 +4,8 @@ tables that scroll inside the 390 px width); the service has its own favicon."""
 
 from __future__ import annotations
 
+import html as htmlmod
+import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.server.web.app import FAVICON
 from tests.server.web.conftest import LEAGUE, WebStore
 from tests.server.web.serving import web_server
 from tests.server.web.test_browser import chromium_path, page  # noqa: F401 (fixtures)
@@ -108,13 +111,14 @@ def test_both_pages_have_a_viewport_and_scrolling_tables(served: str, written: P
                  httpx.get(f"{served}/leagues/{LEAGUE}/report").text):
         assert VIEWPORT in html
         assert html.count("<table>") == html.count('<div class="scroll">\n<table>') > 0
-    assert "http" not in written.read_text(encoding="utf-8")
+    assert "http://" not in written.read_text(encoding="utf-8")  # nothing fetched from afar
+    assert "https://" not in written.read_text(encoding="utf-8")
 
 
 def test_the_service_serves_its_favicon(served: str) -> None:
     """The SVG icon is served by the service itself, linked from every page, and at
     /favicon.ico where browsers look first."""
-    icon = httpx.get(f"{served}/static/favicon.svg")
+    icon = httpx.get(f"{served}/favicon.svg")
     assert icon.status_code == 200
     assert icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.text.startswith("<svg") and "http://www.w3.org/2000/svg" in icon.text
@@ -125,7 +129,16 @@ def test_the_service_serves_its_favicon(served: str) -> None:
     for path in ("/", "/leagues", f"/leagues/{LEAGUE}/report", "/nowhere"):
         html = httpx.get(f"{served}{path}").text
         assert '<link rel="icon" type="image/svg+xml" href="' in html, path
-        assert "/static/favicon.svg" in html, path
+        assert "/favicon.svg" in html, path
+
+
+def test_the_written_report_carries_the_same_icon(written: Path) -> None:
+    """The file written by ``arena report`` embeds the service's icon, fetching nothing."""
+    html = written.read_text(encoding="utf-8")
+    start = html.index('<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,')
+    href = html[start:].split('href="', 1)[1].split('"', 1)[0]
+    embedded = urllib.parse.unquote(htmlmod.unescape(href).removeprefix("data:image/svg+xml,"))
+    assert embedded.strip() == FAVICON.read_text(encoding="utf-8").strip()
 
 
 def test_the_written_report_fits_a_phone(page: Any, written: Path,  # noqa: F811

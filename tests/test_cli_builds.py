@@ -37,9 +37,13 @@ class Recorder:
         """Nothing told yet."""
         self.events: list[tuple[str, ...]] = []
 
-    def started(self, what: str) -> None:
+    def started(self, what: str, tells_work: bool) -> None:
         """Keep a start."""
-        self.events.append(("started", what))
+        self.events.append(("started", what, *(["tells work"] if tells_work else [])))
+
+    def working(self) -> None:
+        """Keep the start of real work."""
+        self.events.append(("working",))
 
     def output(self, line: str) -> None:
         """Keep a line."""
@@ -140,16 +144,65 @@ def test_a_failed_build_says_so(tmp_path: Path) -> None:
 def test_docker_builds_are_told_to_the_watchers(monkeypatch: pytest.MonkeyPatch) -> None:
     """An image build tells the watchers its lines (when the caller shows none itself)."""
     def fake(_context: Path, **options: Any) -> str:
-        """Report one builder line and succeed."""
+        """Report one builder line, start working and succeed."""
         options["progress"]("Step 1/2 : FROM base")
+        options["on_work"]()
         return "sha256:1"
 
     monkeypatch.setattr(docker_build, "_run_build", fake)
     recorder = Recorder()
     with watching(recorder):
         docker_build.run_build(Path("."), tag="t", what="bot x", timeout_s=1)
-    assert recorder.events == [("started", "bot x"), ("output", "Step 1/2 : FROM base"),
+    assert recorder.events == [("started", "bot x", "tells work"),
+                               ("output", "Step 1/2 : FROM base"), ("working",),
                                ("ended", "bot x", "ok")]
+
+
+CACHED_BUILD = ["Step 1/3 : FROM base", " ---> 0123456789ab", "Step 2/3 : COPY bot.py /bot/",
+                " ---> Using cache", " ---> 123456789abc", "Step 3/3 : CMD [\"python\"]",
+                " ---> Using cache", " ---> 23456789abcd", "Successfully built 23456789abcd"]
+"""What Docker's classic builder says of a build whose every step is in its cache."""
+
+
+def test_the_builder_log_finds_work_only_in_steps_not_cached() -> None:
+    """Steps found in the cache are no work; a step that runs or makes a new layer is, and
+    so is a failure."""
+    def worked(lines: list[str], error: str = "") -> int:
+        """How many times the log said the build worked."""
+        calls: list[None] = []
+        log = docker_build.BuildLog("bot x", lambda _line: None,
+                                    on_work=lambda: calls.append(None))
+        for line in lines:
+            log.take({"stream": line + "\n"})
+        if error:
+            log.take({"error": error})
+        return len(calls)
+
+    assert worked(CACHED_BUILD) == 0
+    assert worked([*CACHED_BUILD[:3], " ---> 3456789abcde"]) == 1  # a COPY not in the cache
+    assert worked([*CACHED_BUILD[:3], " ---> Running in 456789abcdef", "hello"]) == 1
+    assert worked(CACHED_BUILD[:2], error="no such file") == 1
+
+
+def test_off_a_terminal_an_image_build_all_in_the_cache_shows_nothing() -> None:
+    """However long Docker takes to find every step in its cache, nothing is printed; a
+    build that starts working past the hold prints what it held at once."""
+    stream = io.StringIO()
+    display = BuildDisplay(Console(file=stream, width=80), hold_s=60)
+    with watching(display), building("bot x", tells_work=True) as show:
+        for line in CACHED_BUILD:
+            show(line)
+        display.release()  # the hold time is over
+        show.up_to_date = True
+    assert stream.getvalue() == ""
+    with watching(display), building("bot y", tells_work=True) as show:
+        show("Step 1/2 : FROM base")
+        display.release()
+        assert stream.getvalue() == ""
+        show.working()
+        assert stream.getvalue() == "building bot y\n  Step 1/2 : FROM base\n"
+        show(" ---> Running in 456789abcdef")
+    assert stream.getvalue().splitlines()[-1].startswith("built bot y in ")
 
 
 def test_on_a_terminal_a_spinner_shows_the_last_line() -> None:

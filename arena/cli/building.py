@@ -9,7 +9,9 @@ which show builds in their own status line) runs inside ``show_builds``; ``remot
 shows the service's build, which it waits for without its lines, with a display of its own;
 what a build prints is escaped (a bot's build output never drives the terminal). A build that
 had nothing to do leaves no line: off a terminal its lines are held back for ``HOLD_S``, so that
-one ending sooner shows nothing at all.
+one ending sooner shows nothing at all, and an image build's are held until a step not found
+in Docker's cache runs, so that one whose every step is cached shows nothing however long
+Docker takes to say so.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ class BuildDisplay:
         self.hold_s = hold_s
         self.held: list[Text] | None = None
         """The lines held back (off a terminal) while a build may yet turn out up to date."""
+        self.until_work = False
+        """The lines are held until the build says it works (``working``), not for a time."""
+        self.due = False
+        """The hold time is over: lines held until work are printed as soon as it starts."""
         self.timer: threading.Timer | None = None
         self.before: RenderableType = ""
         """What the shared status line said before the builds."""
@@ -55,14 +61,17 @@ class BuildDisplay:
         self.status: Status | None = None
         self.lock = threading.Lock()
 
-    def started(self, what: str) -> None:
-        """Start the spinner (or print the build's first line)."""
+    def started(self, what: str, tells_work: bool = False) -> None:
+        """Start the spinner (or print the build's first line); off a terminal, the lines of
+        a first build are held back for ``hold_s``, and past it until the build works when it
+        ``tells_work``."""
         with self.lock:
             self.running.append(what)
             self.last = ""
             if not self.console.is_terminal:
                 if len(self.running) == 1 and self.held is None:
                     self.held = []
+                    self.until_work, self.due = tells_work, False
                     self.timer = threading.Timer(self.hold_s, self.release)
                     self.timer.daemon = True
                     self.timer.start()
@@ -75,6 +84,14 @@ class BuildDisplay:
                 self.status.start()
             else:
                 self.status.update(self._text())
+
+    def working(self) -> None:
+        """The build started real work: lines held until then are printed once the hold time
+        is over (at once when it is)."""
+        with self.lock:
+            self.until_work = False
+            if self.due:
+                self._release()
 
     def output(self, line: str) -> None:
         """Show a line of the build running (a message outside any build as a line)."""
@@ -117,7 +134,15 @@ class BuildDisplay:
                 self.console.print(Text(f"built {name} in {seconds:.1f} s", style="green"))
 
     def release(self) -> None:
-        """Print the lines held back: the build has run for ``hold_s``."""
+        """Print the lines held back: the build has run for ``hold_s`` (those of a build that
+        has not started real work wait for it)."""
+        with self.lock:
+            self.due = True
+            if not self.until_work:
+                self._release()
+
+    def flush(self) -> None:
+        """Print whatever is held back, the watching over."""
         with self.lock:
             self._release()
 
@@ -127,6 +152,7 @@ class BuildDisplay:
             self.timer.cancel()
             self.timer = None
         held, self.held = self.held, None
+        self.until_work = False
         for text in held or []:
             self.console.print(text)
 
@@ -158,6 +184,6 @@ def show_builds(console: Console | None = None,
         with watching(display):
             yield display
     finally:
-        display.release()
+        display.flush()
         if display.status is not None and display.status is not shared:
             display.status.stop()

@@ -110,12 +110,21 @@ class BuildLog:
     events: list[tuple[str, str]] = field(default_factory=list)
     """In order: ("stage", "") at each FROM, ("base", image id) for a stage's starting image,
     ("layer", image id) for each step's result."""
+    on_work: Callable[[], None] | None = None
+    """Called when the build does real work: a step's container runs, a step makes a layer
+    not found in the cache, or the build fails."""
+
+    def _worked(self) -> None:
+        """Say that the build does real work."""
+        if self.on_work is not None:
+            self.on_work()
 
     def take(self, chunk: dict[str, Any]) -> None:
         """Record one decoded chunk of the build stream."""
         self._runs_now = None
         if "error" in chunk:
             self.error = str(chunk["error"]).strip()
+            self._worked()
             self._line(self.error)
             return
         text = chunk.get("stream")
@@ -156,6 +165,7 @@ class BuildLog:
         elif running := RUNNING.match(line):
             self.container = running["container"]
             self.in_output = self.plan is not None
+            self._worked()
         elif line == USING_CACHE:
             self.cached = True
         elif committed := COMMITTED.match(line):
@@ -171,6 +181,7 @@ class BuildLog:
                                 committed["image"]))
             if self.keyword != "FROM" and not self.cached:
                 self.fresh.append(committed["image"])
+                self._worked()
         self.lines.append(line)
         self.progress(line)
 
@@ -235,23 +246,29 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
               labels: dict[str, str] | None = None, progress: Progress | None = None,
               dockerfile: Dockerfile | None = None, base_image: str = "") -> str:
     """``_run_build``, told to the build watchers (``arena.sandbox.buildwatch``): its lines go
-    to ``progress`` when given, else to the watchers."""
-    with building(what) as show:
+    to ``progress`` when given, else to the watchers, which hear when the first step not found
+    in Docker's cache runs, and that the build had nothing to do when none did."""
+    with building(what, tells_work=True) as show:
         def report(line: str) -> None:
             """Log a line of the build and show it to the watchers."""
             log.debug("%s", line)
             show(line)
 
-        return _run_build(context, tag=tag, what=what, timeout_s=timeout_s, max_bytes=max_bytes,
-                          buildargs=buildargs, labels=labels, progress=progress or report,
-                          dockerfile=dockerfile, base_image=base_image)
+        image = _run_build(context, tag=tag, what=what, timeout_s=timeout_s,
+                           max_bytes=max_bytes, buildargs=buildargs, labels=labels,
+                           progress=progress or report, dockerfile=dockerfile,
+                           base_image=base_image, on_work=show.working)
+        show.up_to_date = not show.worked
+        return image
 
 
 def _run_build(context: Path, *, tag: str, what: str, timeout_s: float,
                max_bytes: int | None = None, buildargs: dict[str, str] | None = None,
                labels: dict[str, str] | None = None, progress: Progress | None = None,
-               dockerfile: Dockerfile | None = None, base_image: str = "") -> str:
-    """Build ``context`` as ``tag`` within the limits; return the image id or raise BuildError.
+               dockerfile: Dockerfile | None = None, base_image: str = "",
+               on_work: Callable[[], None] | None = None) -> str:
+    """Build ``context`` as ``tag`` within the limits; return the image id or raise BuildError
+    (``on_work`` is called when a step not found in the cache first runs, or the build fails).
 
     With ``dockerfile`` (the context's Dockerfile as read and checked) the build is guarded:
     that reading is what is built, and each RUN step runs under the build guard. With
@@ -266,7 +283,7 @@ def _run_build(context: Path, *, tag: str, what: str, timeout_s: float,
         except DockerfileError as error:
             raise BuildError(f"{what}: {error}") from None
     build_log = BuildLog(what, progress or log.debug, plan=plan,
-                         labelled=0 if plan else len(labels or {}))
+                         labelled=0 if plan else len(labels or {}), on_work=on_work)
     if base_image:
         build_log.reached.add(base_image.removeprefix("sha256:")[:12])
     build_log.running = functools.partial(_runs, client)

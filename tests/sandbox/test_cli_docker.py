@@ -121,6 +121,9 @@ def test_bot_build_prints_the_tag_and_the_image_id(random_image: Any) -> None:
     assert built.stdout.splitlines() == [
         f"built {random_image.ref} {random_image.image_id}",
         f"next: arena bot check image:{random_image.ref}"]
+    # built already (the fixture): every step is in Docker's cache, so no build is shown
+    assert not [line for line in stderr_lines(built)
+                if line.startswith(("building", "  Step", "built bot"))], built.stderr
 
 
 def failing_bot(folder: Path) -> Path:

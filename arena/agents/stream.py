@@ -137,6 +137,10 @@ class PlayStream:
         """When a write the bot does not take is stopped: the deadline, or a moment from when
         it was set if that is later."""
         self._writing = False
+        self._writer: asyncio.Task[object] | None = None
+        """The task whose write is in progress."""
+        self._unsticking = False
+        """The arena cancelled the writer's wait itself (``_unstick``), not its caller."""
         self._stalled = False
         self._asked = 0
         """Requests queued that ask for a response."""
@@ -223,6 +227,7 @@ class PlayStream:
         """Write the queued requests in order; a write that fails, or that the timer stops at
         the deadline, ends the call (the reader then hands over how it ended)."""
         call, unsent = self._call, self._unsent
+        self._writer = asyncio.current_task()
         while unsent and self.ended is None:
             item = unsent.popleft()
             self._writing = True
@@ -235,7 +240,11 @@ class PlayStream:
                     self.sent_ns = max(self._clock.completed_ns(), handed)
             except asyncio.CancelledError:
                 task = asyncio.current_task()
-                if task is not None and task.cancelling():
+                if self._unsticking and task is not None:
+                    self._unsticking = False
+                    if task.uncancel():  # the stalled write's wait was stopped, not the task
+                        raise  # unless its caller cancels it too
+                elif task is not None and task.cancelling():
                     raise  # this task is being cancelled, not only the call
                 call.cancel()
                 break
@@ -286,6 +295,17 @@ class PlayStream:
         else:
             self._stalled = True
             self._call.cancel()
+            loop.call_later(WRITE_FLOOR_S, self._unstick)
+
+    def _unstick(self) -> None:
+        """Stop the wait of a write that the call's cancel left waiting: a call cancelled
+        before gRPC sent its headers (a bot that accepted the connection and never answered
+        it) never wakes its first write, so its writer task is cancelled here instead, and the
+        write ends as stalled (``_flush`` tells this cancel from its caller's)."""
+        writer = self._writer
+        if self._writing and writer is not None and not writer.done():
+            self._unsticking = True
+            writer.cancel()
 
     def _last_look(self, waiter: asyncio.Future[tuple[bytes | StreamEnd, int] | None],
                    looks: int) -> None:

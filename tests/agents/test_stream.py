@@ -180,3 +180,72 @@ def test_an_answered_receive_leaves_no_stale_deadline() -> None:
         await stream.close(1)
 
     asyncio.run(scenario())
+
+
+async def _silent_listener(path: str) -> asyncio.Server:
+    """A Unix socket server that accepts every connection and never says a word: a bot that
+    took the connection and does not answer its HTTP/2 handshake."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Keep the connection open, silent."""
+        held.append(writer)
+
+    return await asyncio.start_unix_server(hold, path)
+
+
+def test_a_first_request_to_a_connection_never_answered_ends_as_stalled(tmp_path: Any) -> None:
+    """Real gRPC: a call cancelled before its headers went out never wakes its first write;
+    the stream still ends at the deadline, stalled, instead of waiting for ever."""
+    from arena.agents.remote import channel_options
+
+    async def scenario() -> None:
+        """MatchStart's write to a bot that never answers its connection."""
+        path = str(tmp_path / "silent.sock")
+        server = await _silent_listener(path)
+        channel = grpc.aio.insecure_channel(f"unix:{path}", options=channel_options(1 << 16))
+        try:
+            stream = PlayStream(channel)
+            stream.send(b"\x0a\x00")
+            end = await asyncio.wait_for(stream.receive(0.3), 10)
+            assert isinstance(end, StreamEnd) and end.stalled, end
+            assert stream.ended == end
+            await stream.close(0)
+        finally:
+            await channel.close()
+            server.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_caller_s_cancel_of_a_waiting_write_still_cancels_it(tmp_path: Any) -> None:
+    """Real gRPC: cancelling the task that waits on a write to a silent connection raises
+    CancelledError in it, before and after the deadline's own stop of the write."""
+    from arena.agents.remote import channel_options
+
+    async def scenario(cancel_after_s: float) -> None:
+        """Cancel the receiver ``cancel_after_s`` into a receive with a 0.2 s deadline."""
+        path = str(tmp_path / f"silent-{cancel_after_s}.sock")
+        server = await _silent_listener(path)
+        channel = grpc.aio.insecure_channel(f"unix:{path}", options=channel_options(1 << 16))
+        try:
+            stream = PlayStream(channel)
+            stream.send(b"\x0a\x00")
+            receiving = asyncio.ensure_future(stream.receive(0.2))
+            await asyncio.sleep(cancel_after_s)
+            receiving.cancel()
+            try:
+                await asyncio.wait_for(receiving, 10)
+            except asyncio.CancelledError:
+                pass
+            else:
+                assert cancel_after_s > 0.2  # it ended as stalled first
+                assert isinstance(receiving.result(), StreamEnd)
+            assert receiving.done()
+            await stream.close(0)
+        finally:
+            await channel.close()
+            server.close()
+
+    asyncio.run(scenario(0.05))
+    asyncio.run(scenario(0.25))

@@ -90,25 +90,27 @@ LAZY = {
 schema and the version (the SDK's server) never loads the engine through this package."""
 
 
-def __getattr__(name: str) -> Any:
-    """A name of ``LAZY`` or a submodule, imported on first use and kept."""
-    module = LAZY.get(name)
-    if module is None:
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    else:
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the names from the imports above
+
+    def __getattr__(name: str) -> Any:
+        """A name of ``LAZY`` or a submodule, imported on first use and kept."""
+        module = LAZY.get(name)
+        if module is None:
+            try:
+                value = importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as error:
+                if error.name != f"{__name__}.{name}":
+                    raise
+                raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        else:
+            value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
 
 
-def __dir__() -> list[str]:
-    """The package's names, the lazy ones included."""
-    return sorted({*globals(), *LAZY})
+    def __dir__() -> list[str]:
+        """The package's names, the lazy ones included."""
+        return sorted({*globals(), *LAZY})
 
 
 __all__ = [

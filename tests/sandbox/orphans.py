@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.sandbox import labels
+from arena.sandbox.socketdir import remove_tree
 
 ARENA = str(Path(sys.executable).parent / "arena")
 """The ``arena`` program of this environment."""
@@ -162,6 +163,19 @@ def sandbox_containers(client: Any, pids: Iterable[int]) -> list[Any]:
     return found
 
 
+def containers_under(client: Any, folder: Path) -> list[Any]:
+    """Sandbox containers (running or not) whose socket folder is inside ``folder``: those of
+    any arena given it as TMPDIR, a process the test did not record included (a Celery
+    worker's child that took a match after the kill)."""
+    found = []
+    for container in client.containers.list(all=True, ignore_removed=True,
+                                            filters={"label": [f"{labels.SANDBOX}=1"]}):
+        socket_dir = (container.labels or {}).get(labels.SOCKET_DIR, "")
+        if socket_dir and Path(socket_dir).is_relative_to(folder):
+            found.append(container)
+    return found
+
+
 def daemons(folder: Path) -> list[int]:
     """The pids the escaper's daemons noted."""
     return [int(path.name.removeprefix("daemon-")) for path in folder.glob("daemon-*")]
@@ -264,6 +278,9 @@ class Arena:
         for pid in [*marked(self.marker), *daemons(self.daemon_folder), *self.recorded]:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        for container in sandbox_containers(client, self.recorded):
+        for container in [*sandbox_containers(client, self.recorded),
+                          *containers_under(client, self.temp)]:
             with contextlib.suppress(Exception):
                 container.remove(force=True)
+        for folder in self.temp.glob("*"):  # a socket folder's capped file system too
+            remove_tree(folder)

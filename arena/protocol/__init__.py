@@ -11,10 +11,10 @@ When the rules engine runs compiled, the encoder and the reader of answers run c
 from the same build (``COMPILED_MODULES``, ``arena.compiled``); ``PROTOCOL_ENGINE`` says which.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena.compiled import use_compiled
+from arena.lazy import lazy_names
 
 COMPILED_MODULES = ("encoder", "fieldcache", "keys", "replies", "serialize", "wire")
 """The modules ``arena engine build`` compiles with the engine: the request encoder and the
@@ -56,62 +56,42 @@ if TYPE_CHECKING:
     from arena.protocol.replies import decision_fields
 
 LAZY = {
-    "Answer": "answers",
-    "CardFigures": "card_values",
-    "MessageEncoder": "encoding",
-    "ProtocolError": "errors",
-    "ReadyAnswer": "answers",
-    "RequestEncoder": "encoder",
-    "RequestEncoding": "encoding",
-    "card_figures": "card_values",
-    "card_values_message": "card_values",
-    "decision_fields": "replies",
-    "deck_message": "messages",
-    "engine_action": "actions",
-    "event_from_message": "observations",
-    "event_to_message": "observations",
-    "game_from_match_start": "messages",
-    "legal_action_message": "actions",
-    "legal_actions_message": "actions",
-    "match_end_message": "messages",
-    "match_end_payload": "messages",
-    "match_start_message": "messages",
-    "match_start_payload": "messages",
-    "observation_from_message": "observations",
-    "observation_from_request": "observations",
-    "observation_to_message": "observations",
-    "params_from_message": "messages",
-    "read_answer": "answers",
-    "read_ready": "answers",
-    "serialized_match_end": "messages",
-    "wire_action": "actions",
+    "Answer": "arena.protocol.answers",
+    "CardFigures": "arena.protocol.card_values",
+    "MessageEncoder": "arena.protocol.encoding",
+    "ProtocolError": "arena.protocol.errors",
+    "ReadyAnswer": "arena.protocol.answers",
+    "RequestEncoder": "arena.protocol.encoder",
+    "RequestEncoding": "arena.protocol.encoding",
+    "card_figures": "arena.protocol.card_values",
+    "card_values_message": "arena.protocol.card_values",
+    "decision_fields": "arena.protocol.replies",
+    "deck_message": "arena.protocol.messages",
+    "engine_action": "arena.protocol.actions",
+    "event_from_message": "arena.protocol.observations",
+    "event_to_message": "arena.protocol.observations",
+    "game_from_match_start": "arena.protocol.messages",
+    "legal_action_message": "arena.protocol.actions",
+    "legal_actions_message": "arena.protocol.actions",
+    "match_end_message": "arena.protocol.messages",
+    "match_end_payload": "arena.protocol.messages",
+    "match_start_message": "arena.protocol.messages",
+    "match_start_payload": "arena.protocol.messages",
+    "observation_from_message": "arena.protocol.observations",
+    "observation_from_request": "arena.protocol.observations",
+    "observation_to_message": "arena.protocol.observations",
+    "params_from_message": "arena.protocol.messages",
+    "read_answer": "arena.protocol.answers",
+    "read_ready": "arena.protocol.answers",
+    "serialized_match_end": "arena.protocol.messages",
+    "wire_action": "arena.protocol.actions",
 }
 """The package's names, each imported from its module on first use: a bot that only needs the
 schema and the version (the SDK's server) never loads the engine through this package."""
 
 
 if not TYPE_CHECKING:  # type checkers read the names from the imports above
-
-    def __getattr__(name: str) -> Any:
-        """A name of ``LAZY`` or a submodule, imported on first use and kept."""
-        module = LAZY.get(name)
-        if module is None:
-            try:
-                value = importlib.import_module(f"{__name__}.{name}")
-            except ModuleNotFoundError as error:
-                if error.name != f"{__name__}.{name}":
-                    raise
-                raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-        else:
-            value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
-
-    def __dir__() -> list[str]:
-        """The package's names, the lazy ones included."""
-        return sorted({*globals(), *LAZY})
-
+    __getattr__, __dir__ = lazy_names(__name__, LAZY, submodules=True)
 
 __all__ = [
     "PROTOCOL_VERSION",

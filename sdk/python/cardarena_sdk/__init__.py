@@ -17,9 +17,9 @@ and simulates playouts for bots that search.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from arena.lazy import lazy_names
 from cardarena_sdk.address import ENV_VAR, AddressError, resolve_address
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.card_values import NO_TRUMP, CardValues
@@ -36,34 +36,20 @@ if TYPE_CHECKING:
     from cardarena_sdk.reference import reference_policy
 
 LAZY = {
-    "ActionKind": ("arena.games", "ActionKind"),
-    "EventKind": ("arena.games", "EventKind"),
-    "Observation": ("arena.games", "Observation"),
-    "PROTOCOL_VERSION": ("arena.protocol", "PROTOCOL_VERSION"),
-    "engine_action": ("arena.protocol", "engine_action"),
-    "wire_action": ("arena.protocol", "wire_action"),
-    "pb": ("arena.protocol.schema", "agent"),
-    "reference_policy": ("cardarena_sdk.reference", "reference_policy"),
+    "ActionKind": "arena.games",
+    "EventKind": "arena.games",
+    "Observation": "arena.games",
+    "PROTOCOL_VERSION": "arena.protocol.version",
+    "engine_action": "arena.protocol",
+    "wire_action": "arena.protocol",
+    "pb": "arena.protocol.schema:agent",
+    "reference_policy": "cardarena_sdk.reference",
 }
-"""Names imported on first use (module, attribute): a bot that only answers requests never
-loads the engine's game modules or the reference policies for them."""
+"""Names imported on first use (``module`` or ``module:attribute``): a bot that only answers
+requests never loads the engine's game modules or the reference policies for them."""
 
-
-def __getattr__(name: str) -> Any:
-    """A lazily imported name of ``LAZY``, kept once loaded."""
-    try:
-        module, attribute = LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *LAZY})
-
+if not TYPE_CHECKING:  # type checkers read the names from the imports above
+    __getattr__, __dir__ = lazy_names(__name__, LAZY)
 
 __version__ = "0.1.0"
 

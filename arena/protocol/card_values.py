@@ -48,7 +48,7 @@ def card_figures(game: Game) -> CardFigures:
     return CardFigures(
         points=_per_card(game, "points", game.card_points),
         points_total=game.points_total or 0,
-        **{name: _per_card(game, name, getattr(game, name, None)) for name in PER_CARD_FIELDS},
+        **{name: _per_card(game, name, getattr(game, name)) for name in PER_CARD_FIELDS},
     )
 
 

@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from arena.games import EventKind, State
-
-NO_TRUMP = -1
+from arena.games.tricks import NO_TRUMP
 
 
 class PlayedTrick(NamedTuple):

@@ -225,6 +225,9 @@ class ChiamataGame(Game):
         self.hands = int(params.get("hands", 1))
         self.card_calls = [NAME_CARD + c for c in ITALIAN_40.cards if c not in removed]
         self._bid_cache: dict[tuple[int, bool, bool, bool], list[int]] = {}
+        self.meanings: dict[int, ActionMeaning] = {}
+        """Each action's meaning, made once (``ChiamataState.action_meaning``), keyed by
+        ``2 * action + 1`` for a card that goes face down, ``2 * action`` otherwise."""
         self.bid_levels = tuple(bid_level(self.rules, a) if is_bid(self.rules, a) else NO_BID
                                 for a in range(NAME_SUIT))
 
@@ -657,12 +660,22 @@ class ChiamataState(State[ChiamataGame]):
         raise ValueError(f"{action} is not a {game.id} action (0..{NUM_ACTIONS - 1})")
 
     def action_meaning(self, action: int) -> ActionMeaning:
-        """PLAY or PLAY_FACE_DOWN (as the card goes), PASS, BID, CALL of a suit or a card."""
+        """PLAY or PLAY_FACE_DOWN (as the card goes), PASS, BID, CALL of a suit or a card; one
+        shared instance per action and way the card goes (the game's ``meanings``)."""
+        game = self.game
+        down = (action < game.deck.size and self._phase == _FIRST_TRICK
+                and not game.facedown_optional and RANK[action] == self._called_rank)
+        key = 2 * action + down
+        meaning = game.meanings.get(key)
+        if meaning is None:
+            meaning = game.meanings[key] = self._new_meaning(action, down)
+        return meaning
+
+    def _new_meaning(self, action: int, down: bool) -> ActionMeaning:
+        """The meaning of ``action``, made afresh (``down``: a card that goes face down)."""
         label = self.action_to_string(action)
         game = self.game
         if action < game.deck.size:
-            down = (self._phase == _FIRST_TRICK and not game.facedown_optional
-                    and RANK[action] == self._called_rank)
             kind = ActionKind.PLAY_FACE_DOWN if down else ActionKind.PLAY
             return ActionMeaning(kind, cards=(action,), label=label)
         if action == PASS:

@@ -94,14 +94,32 @@ def is_complete(folder: Path) -> bool:
     return (folder / "COMPLETE").is_file()
 
 
+_import_digest: str | None = None
+"""The sources' hash as the first package of the build imported in this process found it."""
+
+
+def _build_at_import() -> Path | None:
+    """The folder of the current sources' build, for a package being imported; None when no
+    build can exist because there is no cache folder (a bot's image, say): the sources are
+    then not read to hash them, which costs a fresh container tens of milliseconds. Both
+    packages of the build are imported from the same sources, so the hash is taken once."""
+    global _import_digest
+    root = cache_root()
+    if not root.is_dir():
+        return None
+    if _import_digest is None:
+        _import_digest = source_hash()
+    return root / _import_digest
+
+
 def use_compiled(package_path: list[str], package: str) -> str:
     """Put the build's part for ``arena.<package>`` first on the package's path when the
     build exists and is wanted; ``"compiled"`` or ``"python"``, how the package runs."""
     choice = engine_choice()
     if choice == "python":
         return "python"
-    folder = build_folder()
-    if not is_complete(folder):
+    folder = _build_at_import()
+    if folder is None or not is_complete(folder):
         if choice == "compiled":
             raise EngineChoiceError(f"{ENGINE_VARIABLE}=compiled, but the engine is not built "
                                     "for these sources: run arena engine build")

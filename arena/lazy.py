@@ -4,7 +4,8 @@ importing the module loads none of them.
     __getattr__, __dir__ = lazy_names(__name__, {"Game": "arena.games",
                                                  "pb": "arena.protocol.schema:agent"})
 
-A name is ``module`` (the attribute of the same name) or ``module:attribute``; once loaded it is
+A name is ``module`` (the attribute of the same name) or ``module:attribute``, where the
+attribute may be a submodule (``package:module``); once loaded it is
 kept in the module's namespace, so later reads cost what any global does. A module's
 ``TYPE_CHECKING`` imports give type checkers the same names.
 """
@@ -29,7 +30,11 @@ def lazy_names(module: str, names: Mapping[str, str], submodules: bool = False
         source = names.get(name)
         if source is not None:
             path, _, attribute = source.partition(":")
-            value = getattr(importlib.import_module(path), attribute or name)
+            attribute = attribute or name
+            try:
+                value = getattr(importlib.import_module(path), attribute)
+            except AttributeError:
+                value = importlib.import_module(f"{path}.{attribute}")
         elif submodules:
             try:
                 value = importlib.import_module(f"{module}.{name}")

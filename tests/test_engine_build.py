@@ -160,6 +160,26 @@ def test_asking_for_a_compiled_engine_that_is_not_built_is_one_clear_error(
         use_compiled([], "games")
 
 
+def test_with_no_cache_folder_the_sources_are_not_read_at_import(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Where no build can exist (no cache folder, as in a bot's image), a package imports from
+    source without hashing the sources; asking for the compiled engine there is still the
+    clear error."""
+
+    def read_sources() -> str:
+        raise AssertionError("the sources were read to hash them")
+
+    monkeypatch.setattr(compiled, "source_hash", read_sources)
+    monkeypatch.setenv("ARENA_ENGINE_CACHE", str(tmp_path / "missing"))
+    monkeypatch.setenv("ARENA_ENGINE", "auto")
+    path = ["games"]
+    assert use_compiled(path, "games") == "python"
+    assert path == ["games"]
+    monkeypatch.setenv("ARENA_ENGINE", "compiled")
+    with pytest.raises(EngineChoiceError, match="not built for these sources"):
+        use_compiled([], "protocol")
+
+
 def test_an_unknown_engine_choice_names_the_valid_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """A misspelt ``ARENA_ENGINE`` is refused with the choices."""
     monkeypatch.setenv("ARENA_ENGINE", "fast")

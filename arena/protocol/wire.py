@@ -33,8 +33,13 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-VARINTS: Final[dict[int, bytes]] = {value: _varint(value) for value in range(_TABLE_SIZE)}
-"""Varints of the small non-negative ints, for lookups on hot paths."""
+_BYTES: Final = [bytes((value,)) for value in range(256)]
+VARINTS: Final[dict[int, bytes]] = dict(enumerate(
+    _BYTES[:0x80] + [_BYTES[(value & 0x7F) | 0x80] + _BYTES[value >> 7]
+                     for value in range(0x80, _TABLE_SIZE)]))
+"""Varints of the small non-negative ints (one byte below 128, two below 16384), for lookups
+on hot paths; built from byte strings rather than by ``_varint``, which every process that
+speaks the protocol would otherwise pay for at import (a bot's start among them)."""
 ZIGZAGS: Final[dict[int, bytes]] = {value: VARINTS[(value << 1) ^ (value >> 31)]
                                     for value in range(-(_TABLE_SIZE >> 1), _TABLE_SIZE >> 1)}
 """Zigzag varints (sint32) of the small ints, for lookups on hot paths."""

@@ -5,6 +5,11 @@ The base image is made without any registry: a Debian root from ``debootstrap`` 
 wheels fetched on the host. Its variants (``arena.sandbox.bases``) add more wheels to its venv.
 A bot image is its folder's ``Dockerfile`` built on the base its ``bot.toml`` names (``ARG
 BASE``), labelled with the bot's name, version and games from ``bot.toml``.
+
+The venv keeps pip and setuptools (a bot's Dockerfile may install more wheels with them) but not
+setuptools' ``distutils-precedence.pth``, a start-up hook that imports a module at every start
+of the interpreter only to reroute a later ``import distutils``; setuptools sets up the same
+reroute when it is itself imported.
 """
 
 from __future__ import annotations
@@ -50,7 +55,8 @@ FROM {root} AS venv
 COPY wheels /tmp/wheels
 RUN python3 -m venv /opt/venv \\
  && /opt/venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
-      --find-links /tmp/wheels card-arena-engine cardarena-sdk
+      --find-links /tmp/wheels card-arena-engine cardarena-sdk \\
+ && rm -f /opt/venv/lib/python3*/site-packages/distutils-precedence.pth
 
 FROM {root}
 COPY --from=venv /opt/venv /opt/venv

@@ -178,6 +178,12 @@ def test_base_image_runs_the_sdk_as_the_bot_user(docker_required: Any, base_imag
     assert listed.decode().split() == [], "the base image holds what the root was pruned of"
     assert "PYTHONUNBUFFERED=1" in config["Env"]
     assert "ARENA_ENGINE=python" in config["Env"]
+    started = client.containers.run(
+        BASE_IMAGE, ["sh", "-c", "python -c 'import sys; print(len(sys.modules), "
+                                 "\"_distutils_hack\" in sys.modules)' && "
+                                 "python -m pip --version >/dev/null && echo pip"],
+        network_mode="none", remove=True, labels={labels.SANDBOX: "1"})
+    assert started.decode().split()[1:] == ["False", "pip"], "no start-up hook, pip kept"
     assert config["Labels"][labels.SANDBOX] == "1"
 
 

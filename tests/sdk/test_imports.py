@@ -34,6 +34,18 @@ def test_a_bot_that_answers_loads_no_game_and_no_encoder() -> None:
                 "arena.protocol.observations", "arena.protocol.serialize"} & plain
 
 
+def test_a_bot_loads_no_message_of_the_service_api() -> None:
+    # The service's API (accounts, leagues, uploads) has descriptors of its own, which a bot
+    # never needs; the arena's clients get them on first use, as the same modules.
+    plain = loaded_after("import cardarena_sdk")
+    assert "arena.protocol.schema" in plain
+    assert not {"arena.protocol.v1.arena_pb2", "arena.protocol.v1.arena_pb2_grpc"} & plain
+    asked = loaded_after("from arena.protocol.schema import platform, platform_grpc\n"
+                         "from arena.protocol.v1 import arena_pb2, arena_pb2_grpc\n"
+                         "assert platform is arena_pb2 and platform_grpc is arena_pb2_grpc")
+    assert {"arena.protocol.v1.arena_pb2", "arena.protocol.v1.arena_pb2_grpc"} <= asked
+
+
 def test_the_protocol_package_loads_its_names_on_first_use() -> None:
     import arena.protocol
     from arena.protocol import answers, encoder, messages, version

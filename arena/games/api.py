@@ -266,6 +266,11 @@ class Game(ABC):
         self.spec = spec
         self.num_players = num_players
         self.params = dict(params)
+        self.meanings: dict[int, ActionMeaning] = {}
+        """Action meanings the game keeps for its states to share, under a key each game module
+        defines from the action and what else its meaning depends on: the protocol's encoder
+        finds a kept meaning's wire entry by its identity, where a new one costs building and
+        hashing a key of its fields."""
         self._adopt_class_values()
 
     def _adopt_class_values(self) -> None:

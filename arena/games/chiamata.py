@@ -225,9 +225,6 @@ class ChiamataGame(Game):
         self.hands = int(params.get("hands", 1))
         self.card_calls = [NAME_CARD + c for c in ITALIAN_40.cards if c not in removed]
         self._bid_cache: dict[tuple[int, bool, bool, bool], list[int]] = {}
-        self.meanings: dict[int, ActionMeaning] = {}
-        """Each action's meaning, made once (``ChiamataState.action_meaning``), keyed by
-        ``2 * action + 1`` for a card that goes face down, ``2 * action`` otherwise."""
         self.bid_levels = tuple(bid_level(self.rules, a) if is_bid(self.rules, a) else NO_BID
                                 for a in range(NAME_SUIT))
 
@@ -661,7 +658,8 @@ class ChiamataState(State[ChiamataGame]):
 
     def action_meaning(self, action: int) -> ActionMeaning:
         """PLAY or PLAY_FACE_DOWN (as the card goes), PASS, BID, CALL of a suit or a card; one
-        shared instance per action and way the card goes (the game's ``meanings``)."""
+        shared instance per action and way the card goes (the game's ``meanings``, keyed by
+        ``2 * action + 1`` for a card that goes face down, ``2 * action`` otherwise)."""
         game = self.game
         down = (action < game.deck.size and self._phase == _FIRST_TRICK
                 and not game.facedown_optional and RANK[action] == self._called_rank)

@@ -232,8 +232,14 @@ class TressetteState(State[TressetteGame], TableMixin):
         return self.game.rules.action_name(action)
 
     def action_meaning(self, action: int) -> ActionMeaning:
-        """PLAY (a signalled lead: ``value`` the signal), accuso DECLARE, KEEP or REDEAL."""
-        return self.game.rules.action_meaning(action, self.action_to_string(action))
+        """PLAY (a signalled lead: ``value`` the signal), accuso DECLARE, KEEP or REDEAL; one
+        shared instance per action (the game's ``meanings``, keyed by the action)."""
+        game = self.game
+        meaning = game.meanings.get(action)
+        if meaning is None:
+            meaning = game.meanings[action] = game.rules.action_meaning(
+                action, self.action_to_string(action))
+        return meaning
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the trick, the public history (with accusi and signals), scores."""

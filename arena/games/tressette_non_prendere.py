@@ -315,9 +315,16 @@ class NonPrendereState(State[NonPrendereGame]):
         return ITALIAN_40.short(action)
 
     def action_meaning(self, action: int) -> ActionMeaning:
-        """A card: GIVE while passing, DISCARD when set aside, else PLAY."""
-        label = self.action_to_string(action)
-        return ActionMeaning(_CARD_KINDS[self._phase], cards=(action,), label=label)
+        """A card: GIVE while passing, DISCARD when set aside, else PLAY; one shared instance
+        per action and phase (the game's ``meanings``, keyed by ``action * 4 + phase``)."""
+        meanings = self.game.meanings
+        key = action * len(_CARD_KINDS) + self._phase
+        meaning = meanings.get(key)
+        if meaning is None:
+            label = self.action_to_string(action)
+            meaning = meanings[key] = ActionMeaning(_CARD_KINDS[self._phase], cards=(action,),
+                                                    label=label)
+        return meaning
 
     def observation(self, seat: int) -> Observation:
         """Own hand, the set-aside card (face down to all but the dealer), the trick, history."""

@@ -511,7 +511,18 @@ class PozzoState(State[PozzoGame]):
         return ITALIAN_40.short(action)
 
     def action_meaning(self, action: int) -> ActionMeaning:
-        """PASS, BID (value 1-3), or a card: CALL, GIVE, DISCARD or PLAY as the phase says."""
+        """PASS, BID (value 1-3), or a card: CALL, GIVE, DISCARD or PLAY as the phase says; one
+        shared instance per action and, for a card, phase (the game's ``meanings``, keyed by
+        ``action * 6 + phase`` for a card, ``action * 6`` for a bid)."""
+        meanings = self.game.meanings
+        key = action * len(_CARD_KINDS) + (self._phase if action < PASS else 0)
+        meaning = meanings.get(key)
+        if meaning is None:
+            meaning = meanings[key] = self._new_meaning(action)
+        return meaning
+
+    def _new_meaning(self, action: int) -> ActionMeaning:
+        """The meaning of ``action`` in the current phase, made afresh."""
         label = self.action_to_string(action)
         if action >= PASS:
             if action == PASS:

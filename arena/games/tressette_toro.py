@@ -285,10 +285,16 @@ class ToroState(State[ToroGame]):
         return name if action >= SIGNAL_BASE else f"{TABLE_NAMES[table]}:{name}"
 
     def action_meaning(self, action: int) -> ActionMeaning:
-        """As in ``tressette`` (PLAY, DECLARE, KEEP, REDEAL), with ``table`` the action's table."""
-        label = self.action_to_string(action)
-        table = table_of_action(action)
-        return self.game.table_rules[table].action_meaning(action, label, table)
+        """As in ``tressette`` (PLAY, DECLARE, KEEP, REDEAL), with ``table`` the action's table;
+        one shared instance per action (the game's ``meanings``, keyed by the action)."""
+        game = self.game
+        meaning = game.meanings.get(action)
+        if meaning is None:
+            label = self.action_to_string(action)
+            table = table_of_action(action)
+            meaning = game.meanings[action] = game.table_rules[table].action_meaning(
+                action, label, table)
+        return meaning
 
     def tables_of(self, seat: int) -> list[int]:
         """The two tables a seat sits at this round."""

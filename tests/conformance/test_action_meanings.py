@@ -168,6 +168,34 @@ def test_every_legal_action_has_an_exact_meaning(config: Config) -> None:
             check_effect(state, seat, start, meanings[action])
 
 
+KEPT_SWEEP_DECISIONS = 300
+"""Decisions per configuration whose meanings are checked against ones made afresh."""
+
+
+@each_config
+def test_a_meaning_the_game_keeps_is_the_one_made_afresh(config: Config) -> None:
+    """A game may keep meanings for its states to share (``Game.meanings``, under a key of
+    its own): at every legal action of playouts, after the game has kept what the earlier
+    decisions and matches made, the meaning given equals one made with nothing kept, and
+    asking again gives the same instance when the game keeps it."""
+    game = make_game(config)
+    for seed in seeds_within(config, KEPT_SWEEP_DECISIONS, 2, 10):
+        state = game.new_initial_state(seed)
+        chooser = Chooser(game, seed, seed % 2 == 1)
+        while not state.is_terminal():
+            for action in state.legal_actions():
+                kept = dict(game.meanings)
+                game.meanings.clear()
+                fresh = state.action_meaning(action)
+                game.meanings.clear()
+                game.meanings.update(kept)
+                given = state.action_meaning(action)
+                assert given == fresh, f"{config_id(config)} seed {seed}: action {action}"
+                if game.meanings:
+                    assert state.action_meaning(action) is given
+            state.apply_action(chooser.choose(state))
+
+
 def with_meanings(state: State, seat: int) -> Observation:
     """The seat's observation, carrying the meanings of its legal actions when it is to act."""
     observation = state.observation(seat)

@@ -659,31 +659,6 @@ def test_random_playouts_keep_the_conventions(game_id: str, seats: int,
         _check_hands(game, state)
 
 
-@pytest.mark.parametrize(("game_id", "seats", "params"), CONFIGS)
-def test_each_meaning_kept_by_the_game_is_the_one_made_afresh(
-        game_id: str, seats: int, params: dict[str, str | bool | int]) -> None:
-    """The meanings the game keeps across matches equal, at every legal action of random
-    playouts, the meaning made with nothing kept (face-down plays of the first trick
-    included), and repeated asks give the one kept instance."""
-    game = game_of(game_id, seats, **params)
-    for seed in range(8):
-        policies = [make_policy("random", game, s, seed) for s in range(seats)]
-        state = game.new_initial_state(seed)
-        while not state.is_terminal():
-            kept = dict(game.meanings)
-            for action in state.legal_actions():
-                game.meanings.clear()
-                fresh = state.action_meaning(action)
-                game.meanings.clear()
-                game.meanings.update(kept)
-                meaning = state.action_meaning(action)
-                assert meaning == fresh, (seed, action)
-                assert state.action_meaning(action) is meaning
-                kept = dict(game.meanings)
-            seat = state.current_player()
-            state.apply_action(policies[seat].act(state.observation(seat)))
-
-
 def _check_hands(game: ChiamataGame, state: ChiamataState) -> None:
     """Per hand: every card won in a TRICK or listed in HAND_END, points total 120 or 240."""
     won: list[int] = []

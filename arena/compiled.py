@@ -25,6 +25,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 ARENA_DIR = Path(__file__).resolve().parent
@@ -94,22 +95,20 @@ def is_complete(folder: Path) -> bool:
     return (folder / "COMPLETE").is_file()
 
 
-_import_digest: str | None = None
-"""The sources' hash as the first package of the build imported in this process found it."""
+@cache
+def _digest_at_import() -> str:
+    """The sources' hash, taken once per process: both packages of the build are imported
+    from the same sources."""
+    return source_hash()
 
 
 def _build_at_import() -> Path | None:
     """The folder of the current sources' build, for a package being imported; None when no
     build can exist because there is no cache folder (a bot's image, say): the sources are
-    then not read to hash them, which costs a fresh container tens of milliseconds. Both
-    packages of the build are imported from the same sources, so the hash is taken once."""
-    global _import_digest
-    root = cache_root()
-    if not root.is_dir():
+    then not read to hash them, which costs a fresh container tens of milliseconds."""
+    if not cache_root().is_dir():
         return None
-    if _import_digest is None:
-        _import_digest = source_hash()
-    return root / _import_digest
+    return build_folder(_digest_at_import())
 
 
 def use_compiled(package_path: list[str], package: str) -> str:

@@ -117,9 +117,11 @@ class ReadyInfo:
     protocol_version: str = ""
     bot_name: str = ""
     bot_version: str = ""
+    keeps_stream: bool = False
+    """The bot takes its next match on the same stream (``Ready.keeps_stream``)."""
 
     def to_dict(self) -> dict[str, str]:
-        """A JSON-ready form."""
+        """A JSON-ready form (what the bot said of itself)."""
         return {"protocol_version": self.protocol_version, "bot_name": self.bot_name,
                 "bot_version": self.bot_version}
 

@@ -47,6 +47,7 @@ __all__ = [
     "ADDRESS_ENV",
     "CLOSE_GRACE_S",
     "EXIT_WAIT_S",
+    "MATCHES_AT_ONCE_ENV",
     "MAX_MESSAGE_BYTES",
     "SOCKET_NAME",
     "STOP_GRACE_S",
@@ -58,6 +59,9 @@ __all__ = [
 ]
 
 ADDRESS_ENV = "CARDARENA_ADDRESS"
+
+MATCHES_AT_ONCE_ENV = "CARDARENA_MATCHES_AT_ONCE"
+"""How many deals the arena may play with the process at once (its ``matches_at_once``)."""
 """The environment variable that gives a bot its listening address."""
 
 SOCKET_NAME = "agent.sock"
@@ -108,7 +112,7 @@ class LocalProcessAgent(RemoteAgent):
                  max_message_bytes: int = MAX_MESSAGE_BYTES, output_cap: int = OUTPUT_CAP,
                  stop_grace_s: float = STOP_GRACE_S) -> None:
         """Prepare to run the bot; nothing starts before ``launch``."""
-        super().__init__(max_message_bytes, output_cap)
+        super().__init__(max_message_bytes, output_cap, manifest.matches_at_once)
         self.manifest = manifest
         self.temp_root = temp_root
         self.stop_grace_s = stop_grace_s
@@ -153,6 +157,7 @@ class LocalProcessAgent(RemoteAgent):
         address = f"unix:{socket_path}"
         env = dict(os.environ)
         env[ADDRESS_ENV] = address
+        env[MATCHES_AT_ONCE_ENV] = str(self.matches_at_once)
         env.setdefault("PYTHONUNBUFFERED", "1")
         env.update(marker)
         argv = self.manifest.argv()

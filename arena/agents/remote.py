@@ -1,9 +1,9 @@
-"""The part every bot reached over gRPC shares: the Play stream per deal, Ready, decisions,
-late answers, output windows and sticky failures.
+"""The part every bot reached over gRPC shares: its channel, deal ledger, output windows and
+sticky failures, and the lines its deals are played on.
 
-Each deal's wire form is the agent's own (``arena.agents.conversation``): it encodes the
-seat's requests from the deal's state, and hands the runner each answer as an engine action
-or the fault it is.
+Each deal is played on a line (``arena.agents.line``): its Play stream, Ready, decisions and
+late answers, in the deal's own wire form (``arena.agents.conversation``). The instance keeps
+the channel, the ledger, the output, its failure, and the streams kept for next deals.
 
 A backend (a local process, a Docker container) starts the bot in ``launch``, sets the
 channel, and says how the bot exited: ``_exit_now`` (known without waiting) and
@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable
 from typing import Any
 
 import grpc
 
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
-from arena.agents.conversation import Conversation, end_bytes, judged_reply, plain_reply
-from arena.agents.errors import AgentFailure, crash, flooded, init_error, oversized, stalled
+from arena.agents.errors import AgentFailure, crash, flooded, oversized
 from arena.agents.ledger import DealLedger
+from arena.agents.line import CLOSE_GRACE_S, DealLine, FailureMaker
 from arena.agents.output import OUTPUT_CAP, OutputLog
 from arena.agents.stream import PlayStream, StreamEnd, probe_end
-from arena.protocol import PROTOCOL_VERSION, read_answer, read_ready
+from arena.reasons import Reason
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The largest message the arena accepts from a bot; a larger one ends the bot's match."""
@@ -33,12 +32,6 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_METADATA_BYTES = 16 * 1024
 """The most header or trailer metadata (status text included) the arena accepts from a bot
 in one stream; more ends the stream."""
-
-READY_TEXT_CAP = 100
-"""Characters of each text a bot gives in Ready that the arena keeps."""
-
-CLOSE_GRACE_S = 1.0
-"""Seconds a bot gets to end its side of a stream after MatchEnd."""
 
 EXIT_WAIT_S = 1.0
 """Seconds to wait for a bot's exit status after its stream broke."""
@@ -56,9 +49,6 @@ start-up deadline bounds the wait."""
 RECONNECT_BACKOFF_MS = (100, 200)
 """The first and the longest wait before dialling a bot again after a refused connection
 (one that is not listening yet), in milliseconds (gRPC waits at least 100)."""
-
-FailureMaker = Callable[[str], AgentFailure]
-"""``init_error`` or ``crash``: makes the failure of a bot that ended its stream."""
 
 
 def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
@@ -96,26 +86,44 @@ def exit_text(status: int) -> str:
 
 
 class RemoteAgent(Agent):
-    """A bot reached over one gRPC channel: one Play stream per deal, opened by ``open``."""
+    """A bot instance reached over one gRPC channel: its deals played on lines
+    (``arena.agents.line``), its own line for ``open``, ``decide`` and ``close``, and one more
+    per deal it plays at once beside it (``arena.agents.shared``)."""
 
     remote = True
 
     def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES,
-                 output_cap: int = OUTPUT_CAP) -> None:
+                 output_cap: int = OUTPUT_CAP, matches_at_once: int = 1) -> None:
         """Nothing is connected before the backend's ``launch`` sets the channel."""
         self.max_message_bytes = max_message_bytes
+        self.matches_at_once = matches_at_once
+        """Deals the instance may play at once (its manifest's ``matches_at_once``)."""
         self.output = OutputLog(output_cap)
-        self.ready: ReadyInfo | None = None
         self.exit: AgentExit | None = None
-        self.discarded = 0
-        """Late answers read and dropped (answers to requests the arena stopped waiting for)."""
         self._channel: grpc.aio.Channel | None = None
-        self._stream: PlayStream | None = None
-        self._conversation: Conversation | None = None
         self._failure: AgentFailure | None = None
-        self._abandoned: set[int] = set()
+        self._line = DealLine(self)
+        self._lines: set[DealLine] = set()
+        """The lines with a deal open."""
+        self._kept: list[PlayStream] = []
+        """Streams of ended deals kept for the next ones (``Ready.keeps_stream``)."""
         self.ledger = DealLedger()
         """The deals this instance has been shown (``arena.agents.ledger``)."""
+
+    @property
+    def ready(self) -> ReadyInfo | None:
+        """What the bot said in Ready for the last deal of its own line."""
+        return self._line.ready
+
+    @property
+    def discarded(self) -> int:
+        """Late answers read and dropped on the instance's own line."""
+        return self._line.discarded
+
+    @property
+    def failure(self) -> AgentFailure | None:
+        """The failure that ended the instance for every deal, if any."""
+        return self._failure
 
     # --- what a backend says of its bot's exit -------------------------------------------
 
@@ -130,97 +138,54 @@ class RemoteAgent(Agent):
     # --- deals ---------------------------------------------------------------------------
 
     async def open(self, setup: DealSetup, ready_s: float) -> None:
-        """Open the deal's Play stream, send MatchStart and check the bot's Ready."""
-        self._raise_if_failed()
-        self.ledger.admit(setup.seed, self.label)
-        if self._channel is None:
-            raise RuntimeError(f"bot {self.label}: open before launch")
-        if self._stream is not None:
-            await self._stream.close(0)
-        self._abandoned.clear()
-        self.ready = None
-        conversation = self._conversation = Conversation(setup)
-        stream = self._stream = PlayStream(self._channel)
-        stream.send(conversation.start_bytes())
-        item = await stream.receive(ready_s)
-        try:
-            self.ready = await self._check_ready(item, ready_s)
-        except AgentFailure:
-            self._stream = None
-            await stream.close(0)
-            raise
-        if self.ready.protocol_version != PROTOCOL_VERSION:
-            self._stream = None
-            await stream.close(0)
-            raise init_error(f"the bot speaks protocol {self.ready.protocol_version!r}; "
-                             f"the arena speaks {PROTOCOL_VERSION!r}")
-
-    async def _check_ready(self, item: bytes | StreamEnd | None, ready_s: float) -> ReadyInfo:
-        """The Ready message, or an ``INIT_ERROR`` failure saying what came instead."""
-        if item is None:
-            raise init_error(f"no Ready within {ready_s:g} s of MatchStart")
-        if isinstance(item, StreamEnd) and item.stalled:
-            raise init_error(f"the bot did not take MatchStart within {ready_s:g} s")
-        if isinstance(item, StreamEnd):
-            raise await self._ended(item, init_error, "before Ready")
-        ready = read_ready(item)
-        if ready.problem:
-            raise init_error(f"the bot answered MatchStart with {ready.problem}")
-        return ReadyInfo(ready.protocol_version[:READY_TEXT_CAP], ready.bot_name[:READY_TEXT_CAP],
-                         ready.bot_version[:READY_TEXT_CAP])
+        """Open the deal on the instance's own line."""
+        await self._line.open(setup, ready_s)
 
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
-        """Send the turn's request and wait for its answer, in engine terms; late answers to
-        earlier ones are dropped. The reply carries the time the bot is charged
-        (``PlayStream.took_us``)."""
-        self._raise_if_failed()
-        stream, conversation = self._stream, self._conversation
-        if stream is None or conversation is None:
-            raise RuntimeError(f"bot {self.label}: decide outside a deal")
-        stream.send(conversation.request_bytes(turn))
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            item = await stream.receive(deadline - loop.time())
-            if item is None:
-                self._abandoned.add(turn.request_id)
-                return None
-            if isinstance(item, StreamEnd):
-                self._stream = None
-                await stream.close(0)
-                if item.stalled:
-                    raise stalled(f"the bot did not take request {turn.request_id} within "
-                                  f"{timeout_s * 1000:.0f} ms (decision and bank); its stream "
-                                  "was stopped")
-                raise await self._ended(item, crash, "")
-            took_us = stream.took_us()
-            reply = plain_reply(turn, item, took_us)
-            if reply is not None:
-                return reply
-            answer = read_answer(item)
-            if not answer.malformed and answer.request_id in self._abandoned:
-                self._abandoned.discard(answer.request_id)
-                self.discarded += 1
-                continue
-            if answer.malformed or answer.request_id != turn.request_id:
-                self._abandoned.add(turn.request_id)
-            return judged_reply(turn, answer, took_us)
+        """The answer to the turn on the instance's own line."""
+        return await self._line.decide(turn, timeout_s)
 
     async def close(self, end: DealEnd) -> None:
-        """Send MatchEnd, half-close, and give the bot a moment to end its side."""
-        stream, self._stream = self._stream, None
-        self._conversation = None
-        if stream is None:
-            return
-        if stream.ended is None:
-            stream.send(end_bytes(end), answered=False)
-        await stream.close(CLOSE_GRACE_S)
+        """Close the deal of the instance's own line."""
+        await self._line.close(end)
+
+    # --- what lines share ----------------------------------------------------------------
+
+    def join(self, line: DealLine) -> None:
+        """Note a line opening a deal; an arena failure when the instance already plays as
+        many deals at once as it may (the arena never asks it to)."""
+        if line not in self._lines and len(self._lines) >= self.matches_at_once:
+            raise AgentFailure(Reason.VOID_INFRA, "infra",
+                               f"bot {self.label}: this instance already plays "
+                               f"{self.matches_at_once} deal(s) at once, its limit")
+        self._lines.add(line)
+
+    def leave(self, line: DealLine) -> None:
+        """Note a line's deal over."""
+        self._lines.discard(line)
+
+    async def next_stream(self) -> PlayStream:
+        """A kept stream that is still idle, else a new one."""
+        if self._channel is None:
+            raise RuntimeError(f"bot {self.label}: open before launch")
+        while self._kept:
+            kept = self._kept.pop()
+            if kept.idle:
+                return kept
+            await kept.close(0)
+        return PlayStream(self._channel)
+
+    def keep_stream(self, stream: PlayStream) -> None:
+        """Keep an idle stream for a next deal."""
+        self._kept.append(stream)
 
     async def _disconnect(self) -> None:
-        """Close the open stream, if any, and the channel (for ``shutdown``)."""
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            await stream.close(0)
+        """Stop the streams of open deals, half-close the kept ones (giving the bot a moment
+        to end them, as after a deal), and close the channel (for ``shutdown``)."""
+        for line in [self._line, *self._lines]:
+            await line.drop()
+        kept, self._kept = self._kept, []
+        await asyncio.gather(*(stream.close(CLOSE_GRACE_S) for stream in kept))
         channel, self._channel = self._channel, None
         if channel is not None:
             await channel.close()
@@ -240,7 +205,7 @@ class RemoteAgent(Agent):
         self._failure = failure
         return failure
 
-    def _raise_if_failed(self) -> None:
+    def check_alive(self) -> None:
         """Raise the remembered failure, or a crash when the bot is known to have exited."""
         if self._failure is not None:
             raise self._failure
@@ -248,7 +213,7 @@ class RemoteAgent(Agent):
         if exited is not None:
             raise self._sticky(exited)
 
-    async def _ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
+    async def ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
         """The failure of a stream the bot ended: too large a message, an exit, or a close.
         When gRPC lost the status (a write raced the end), a silent stream asks again, so a bot
         that sends oversized metadata at once is judged by that however the race went."""

@@ -218,6 +218,20 @@ class PlayStream:
         item, self.arrived_ns = got
         return item
 
+    @property
+    def idle(self) -> bool:
+        """True when the stream runs with nothing unwritten, kept or awaited: it may carry the
+        bot's next match."""
+        return (self.ended is None and not self._unsent and not self._responses
+                and self._waiter is None and self._asked == self._received)
+
+    async def flush(self, timeout_s: float) -> None:
+        """Write the queued requests (a request the bot does not take within ``timeout_s``
+        seconds ends the stream as stalled)."""
+        self._set_deadline(asyncio.get_running_loop(), timeout_s)
+        if self._unsent:
+            await self._flush()
+
     def took_us(self) -> int:
         """The time from writing the last request to when the last response received could
         first be read, in microseconds (the event loop's lag left out)."""

@@ -6,6 +6,11 @@ a benchmark that plays many runs wants to measure the deals, not the start of pr
 lends them in turn (the runner asks for one per rotation, so every rotation of a set gets an
 instance of its own, which has never seen the set's deal): the runner's launch and shutdown do
 nothing, everything else goes to the bot; ``launched_bots`` starts them and stops them all.
+
+A bot whose manifest lets one process play several deals at once (``matches_at_once``) is
+lent to that many runs at the same time: ``shared_lanes`` seats every lane of a group on the
+same processes, each run's seat on a line of its own (``arena.agents.shared``), so K matches at
+once need the processes of one lane per ``matches_at_once`` lanes, not of K lanes.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from arena.agents import Agent, AgentFailure, DealEnd, DealSetup, LocalProcessAgent, Reply, Turn
 from arena.agents.process import SOCKET_NAME
+from arena.agents.shared import SharedAgent
 from arena.bench.errors import BenchError
 from arena.bots import BotManifest
 from arena.games import Game
@@ -66,11 +72,14 @@ class LentAgent(Agent):
 class LaunchedSeat:
     """A seat spec for launched instances of one bot, lent in turn to any number of runs."""
 
-    def __init__(self, bots: Sequence[LocalProcessAgent], trips: list[int] | None = None
-                 ) -> None:
+    def __init__(self, bots: Sequence[LocalProcessAgent], trips: list[int] | None = None,
+                 shared: bool = False) -> None:
         """Seat ``bots`` (already launched; at least one per rotation of a set); the round
-        trips of their decisions go to ``trips`` (a list of the seat's own by default)."""
+        trips of their decisions go to ``trips`` (a list of the seat's own by default);
+        ``shared``: other seats lend the same bots at the same time, so each run plays on a
+        line of its own."""
         self.bots = list(bots)
+        self.shared = shared
         self.trips: list[int] = [] if trips is None else trips
         """The round trips (µs) of every decision of the lent agents, in order."""
         self._lent = 0
@@ -93,7 +102,7 @@ class LaunchedSeat:
         """The next launched instance, lent to one rotation of a run."""
         bot = self.bots[self._lent % len(self.bots)]
         self._lent += 1
-        return LentAgent(bot, self.trips)
+        return LentAgent(SharedAgent(bot) if self.shared else bot, self.trips)
 
     @property
     def address(self) -> str:
@@ -149,6 +158,32 @@ async def launched_bots(manifest: BotManifest, temp_root: Path, count: int,
                for index in range(count)]
     finally:
         await asyncio.gather(*(bot.shutdown() for bot in bots))
+
+
+@contextlib.asynccontextmanager
+async def launched_lanes(manifest: BotManifest, temp_root: Path, players: int, lanes: int,
+                         startup_s: float, rotations: int = 1
+                         ) -> AsyncIterator[list[list[LaunchedSeat]]]:
+    """``lanes`` lanes of ``players`` seats of one bot, each seat with ``rotations``
+    processes, started together; lanes share processes as the bot's ``matches_at_once``
+    allows (``shared_lanes``)."""
+    per_group = max(1, min(manifest.matches_at_once, lanes))
+    groups = -(-lanes // per_group)
+    async with launched_bots(manifest, temp_root, groups * players, startup_s,
+                             rotations) as seats:
+        yield shared_lanes([seats[group * players:(group + 1) * players]
+                            for group in range(groups)], lanes, per_group)
+
+
+def shared_lanes(groups: Sequence[Sequence[LaunchedSeat]], lanes: int, per_group: int
+                 ) -> list[list[LaunchedSeat]]:
+    """``lanes`` lanes of seats on the launched seats of ``groups`` (one lane's seats each),
+    ``per_group`` lanes to a group, every lane's seat lending the group's bots on lines of its
+    own when a group serves more than one lane; the round trips go to each group seat's
+    list."""
+    shared = per_group > 1
+    return [[LaunchedSeat(seat.bots, seat.trips, shared) for seat in groups[lane // per_group]]
+            for lane in range(lanes)]
 
 
 async def _stop_launched(launches: Sequence[asyncio.Future[LocalProcessAgent]]) -> None:

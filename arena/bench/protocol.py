@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 import grpc
 
 from arena.agents.heap import settle_heap
-from arena.bench.launched import LaunchedSeat, launched_bots
+from arena.bench.launched import LaunchedSeat, launched_bots, launched_lanes
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
 from arena.bench.stats import percentile
@@ -143,7 +143,7 @@ def _round_trips(values: Sequence[float], prefix: str = "") -> dict[str, float]:
 
 def _timed(seats: Sequence[LaunchedSeat], trips: list[int]) -> list[LaunchedSeat]:
     """The seats with their round trips kept in ``trips``."""
-    return [LaunchedSeat(seat.bots, trips) for seat in seats]
+    return [LaunchedSeat(seat.bots, trips, seat.shared) for seat in seats]
 
 
 class _Latency:
@@ -204,9 +204,10 @@ async def _lane(game: Game, seats: list[LaunchedSeat], seeds: Iterator[int], dea
 
 
 def _bot_pids(lanes: Sequence[Sequence[LaunchedSeat]]) -> list[int]:
-    """The process ids of the launched bots of some lanes."""
-    return [bot.process.pid for seats in lanes for seat in seats for bot in seat.bots
-            if bot.process is not None]
+    """The process ids of the launched bots of some lanes (each once, however many lanes
+    share it)."""
+    return sorted({bot.process.pid for seats in lanes for seat in seats for bot in seat.bots
+                   if bot.process is not None})
 
 
 def processes_cpu_s(pids: Sequence[int]) -> float:
@@ -291,14 +292,11 @@ async def _measure(game: Game, manifest: BotManifest, rounds: int,
                 finally:
                     await direct.close()
                 await raw.stop()
-                for matches in concurrency:
-                    progress(f"decisions per second with {matches} matches at once")
-                    async with launched_bots(manifest, root, (matches - 1) * players,
-                                             STARTUP_S, rotations=players) as extra:
-                        lanes = [first] + [extra[lane * players:(lane + 1) * players]
-                                           for lane in range(matches - 1)]
-                        throughput.append(
-                            await measure_throughput(game, lanes, throughput_s, seeds))
+            for matches in concurrency:
+                progress(f"decisions per second with {matches} matches at once")
+                async with launched_lanes(manifest, root, players, matches, STARTUP_S,
+                                          rotations=players) as lanes:
+                    throughput.append(await measure_throughput(game, lanes, throughput_s, seeds))
             under_load = await _measure_clock(manifest, root, clock, throughput_s, seeds,
                                               progress)
         finally:
@@ -322,8 +320,7 @@ async def _measure_clock(manifest: BotManifest, root: Path, plan: _ClockPlan, se
         return None
     players = game.num_players
     progress(f"the clock with {plan.matches} matches of {game.id} at once")
-    async with launched_bots(manifest, root, plan.matches * players, STARTUP_S) as seats:
-        lanes = [seats[lane * players:(lane + 1) * players] for lane in range(plan.matches)]
+    async with launched_lanes(manifest, root, players, plan.matches, STARTUP_S) as lanes:
         row = await measure_throughput(game, lanes, seconds, seeds, rotations=1)
     return {"game": game.id, "players": players, **row,
             "goal_charged_p99_us": GOAL_CHARGED_P99_US,

@@ -8,6 +8,7 @@ command = ["python", "bot.py"]     # run in the bot's folder
 games = ["*"]                      # or game ids, such as ["briscola", "tressette"]
 build = ["sh", "build.sh"]         # optional: run on the host, in the bot's folder, before use
 base = "python"                    # optional: the image's base, "python" or "openspiel"
+matches_at_once = 16               # optional: deals one process may play at once (default 1)
 ```
 
 A bot in a compiled language names its ``build`` command; the arena runs it before the bot
@@ -15,6 +16,12 @@ plays as a process and before its image is built (``arena.bots.hostbuild``).
 
 A leading ``python`` or ``python3`` in the command is replaced by the arena's own interpreter,
 so a Python bot runs with the packages installed next to the arena (the SDK among them).
+``matches_at_once`` lets the arena play up to that many deals with one process at the same
+time, each on a stream of its own and each of another deal (a process is never shown a deal
+twice, nor two seats of one deal: ``arena.agents.ledger``); the arena tells the process in
+``CARDARENA_MATCHES_AT_ONCE``, and the Python SDK serves that many streams at once. A bot
+that keeps state between matches, or that computes long, should leave it at 1.
+
 Unknown keys are ignored, so later versions may add some.
 """
 
@@ -36,6 +43,9 @@ PYTHON_NAMES = frozenset({"python", "python3"})
 
 ALL_GAMES = "*"
 
+MAX_MATCHES_AT_ONCE = 64
+"""The most deals a manifest may let one process play at once."""
+
 BASES = ("python", "openspiel")
 """The base images a bot's Docker image may build on (``base``; the first is the default)."""
 
@@ -56,6 +66,8 @@ class BotManifest:
     """The host command that compiles the bot, run in its folder; empty when none is needed."""
     base: str = BASES[0]
     """The base image its Docker image builds on, one of ``BASES``."""
+    matches_at_once: int = 1
+    """Deals one process of the bot may play at the same time."""
 
     @classmethod
     def load(cls, path: str | Path) -> BotManifest:
@@ -86,6 +98,7 @@ class BotManifest:
             source=given,
             build=_strings(data, "build", given, required=False),
             base=_base(data, given),
+            matches_at_once=_matches_at_once(data, given),
         )
 
     def plays(self, game_id: str) -> bool:
@@ -132,6 +145,15 @@ def _strings(data: dict[str, Any], key: str, given: str, required: bool) -> tupl
         raise BotConfigError(f"bot {given}: {MANIFEST} {key!r} must be a non-empty list of "
                              f"non-empty strings, got {value!r}")
     return tuple(value)
+
+
+def _matches_at_once(data: dict[str, Any], given: str) -> int:
+    """``matches_at_once``: an integer from 1 to ``MAX_MATCHES_AT_ONCE`` (1 when absent)."""
+    value = data.get("matches_at_once", 1)
+    if type(value) is not int or not 1 <= value <= MAX_MATCHES_AT_ONCE:
+        raise BotConfigError(f"bot {given}: {MANIFEST} 'matches_at_once' must be an integer "
+                             f"from 1 to {MAX_MATCHES_AT_ONCE}, got {value!r}")
+    return value
 
 
 def _base(data: dict[str, Any], given: str) -> str:

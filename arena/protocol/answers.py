@@ -34,6 +34,8 @@ class ReadyAnswer(NamedTuple):
     bot_version: str = ""
     problem: str = ""
     """Non-empty when the response was not a Ready: what it was instead."""
+    keeps_stream: bool = False
+    """The bot waits on the stream after MatchEnd for its next match (``Ready.keeps_stream``)."""
 
 
 def _what(which: str | None) -> str:
@@ -68,4 +70,5 @@ def read_ready(raw: bytes) -> ReadyAnswer:
     if which != "ready":
         return ReadyAnswer(problem=f"{_what(which)}, not Ready")
     ready = response.ready
-    return ReadyAnswer(ready.protocol_version, ready.bot_name, ready.bot_version)
+    return ReadyAnswer(ready.protocol_version, ready.bot_name, ready.bot_version,
+                       keeps_stream=ready.keeps_stream)

@@ -61,6 +61,12 @@ def test_games_are_checked(tmp_path: Path) -> None:
         BotSeat(manifest).check(load_game("scopa"))
 
 
+def test_matches_at_once_is_read_and_defaults_to_one(tmp_path: Path) -> None:
+    assert BotManifest.load(write(tmp_path / "one", GOOD)).matches_at_once == 1
+    many = BotManifest.load(write(tmp_path / "many", GOOD + "matches_at_once = 16\n"))
+    assert many.matches_at_once == 16
+
+
 def test_games_default_to_every_game(tmp_path: Path) -> None:
     text = GOOD.replace('games = ["briscola", "tressette"]\n', "")
     manifest = BotManifest.load(write(tmp_path / "any", text))
@@ -78,6 +84,10 @@ def test_games_default_to_every_game(tmp_path: Path) -> None:
      "'command' must be a non-empty list of non-empty strings"),
     (GOOD.replace('["python3", "bot.py", "--fast"]', "[]"), "'command' must be a non-empty"),
     (GOOD.replace('["briscola", "tressette"]', '["briscola", 3]'), "'games' must be"),
+    (GOOD + "matches_at_once = 0\n", "'matches_at_once' must be an integer from 1 to 64, got 0"),
+    (GOOD + "matches_at_once = 65\n", "'matches_at_once' must be an integer from 1 to 64"),
+    (GOOD + 'matches_at_once = "4"\n', "'matches_at_once' must be an integer .*got '4'"),
+    (GOOD + "matches_at_once = true\n", "'matches_at_once' must be an integer .*got True"),
 ])
 def test_bad_manifests_are_named(tmp_path: Path, text: str, message: str) -> None:
     folder = write(tmp_path / "bad", text)

@@ -14,7 +14,7 @@ import pytest
 from cardarena_sdk import Bot, BotServer, MatchInfo, Request
 from cardarena_sdk.address import AddressError
 from cardarena_sdk.answer import serialize_response
-from cardarena_sdk.server import BotSource, _Stream
+from cardarena_sdk.server import BotSource, _Stream, worker_count
 
 from arena.games import ActionKind, load_game
 from arena.protocol import RequestEncoder
@@ -112,6 +112,33 @@ def test_ready_and_decisions_with_one_bot_per_match(serve_bot: Serve) -> None:
     assert decision.action_id == request.decision_request.legal_actions[0].id
     assert len(decision.debug.encode()) <= 1024 and decision.debug.startswith("éé")
     assert stream.finish() == []
+
+
+def test_a_stream_carries_matches_in_turn_each_with_a_fresh_bot(serve_bot: Serve) -> None:
+    """Ready says keeps_stream; after MatchEnd the same stream takes the next MatchStart, which
+    gets a new Bot; the arena's half-close then ends the stream cleanly."""
+    FirstLegal.made.clear()
+    channel = serve_bot(FirstLegal)
+    stream = Conversation(channel)
+    end = pb.PlayRequest(match_end=pb.MatchEnd(returns=[1.0, -1.0]))
+    for match_id in ("m-1", "m-2"):
+        start, request = first_request(match_id)
+        ready = stream.ask(start).ready
+        assert ready.keeps_stream and ready.bot_name == "first"
+        decision = stream.ask(request).decision
+        assert decision.action_id == request.decision_request.legal_actions[0].id
+        stream.send(end)
+    assert stream.finish() == []
+    assert len(FirstLegal.made) == 2
+    assert [(bot.starts, len(bot.ends)) for bot in FirstLegal.made] == [(1, 1), (1, 1)]
+
+
+def test_the_server_serves_as_many_streams_as_the_arena_may_open() -> None:
+    """CARDARENA_MATCHES_AT_ONCE raises the thread count to one per match and two more."""
+    assert worker_count(8, {}) == 8
+    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "16"}) == 18
+    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "3"}) == 8
+    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "many"}) == 8
 
 
 def test_a_shared_instance_plays_every_match(serve_bot: Serve) -> None:

@@ -346,14 +346,16 @@ class MatchEnd(_message.Message):
     def __init__(self, returns: _Optional[_Iterable[float]] = ..., reasons: _Optional[_Iterable[_Union[ReasonCode, str]]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Ready(_message.Message):
-    __slots__ = ("protocol_version", "bot_name", "bot_version")
+    __slots__ = ("protocol_version", "bot_name", "bot_version", "keeps_stream")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    KEEPS_STREAM_FIELD_NUMBER: _ClassVar[int]
     protocol_version: str
     bot_name: str
     bot_version: str
-    def __init__(self, protocol_version: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ...) -> None: ...
+    keeps_stream: bool
+    def __init__(self, protocol_version: _Optional[str] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., keeps_stream: _Optional[bool] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("request_id", "action_id", "debug")

@@ -48,7 +48,8 @@ class AgentServiceServicer:
     """
 
     def Play(self, request_iterator, context):
-        """One match: the arena sends MatchStart, DecisionRequests and MatchEnd; the bot answers.
+        """One match (or, with Ready.keeps_stream, several in turn): the arena sends MatchStart,
+        DecisionRequests and MatchEnd; the bot answers.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

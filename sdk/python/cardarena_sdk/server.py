@@ -1,12 +1,14 @@
-"""The gRPC server of a bot: one Play stream per match, one Bot instance per stream."""
+"""The gRPC server of a bot: one Bot instance per match, each match on a Play stream (the
+next match of the same arena may come on the same stream after MatchEnd)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent import futures
 from types import FrameType
 from typing import Any, NoReturn
@@ -39,6 +41,13 @@ BotSource = type[Bot] | Callable[[], Any] | Bot
 
 MAX_DETAILS = 1000
 """The longest status text sent to the arena when a bot raises."""
+
+MATCHES_AT_ONCE_ENV = "CARDARENA_MATCHES_AT_ONCE"
+"""How many matches the arena may play with this process at once (its manifest's
+``matches_at_once``): the server serves at least that many streams at once."""
+
+SPARE_WORKERS = 2
+"""Threads beyond one per match the arena may play at once."""
 
 DEFAULT_GRACE_S = 1.0
 """Seconds open streams get to finish when the server stops."""
@@ -124,7 +133,7 @@ class _Stream:
             self.crash(exc, "on_match_start")
         return pb.PlayResponse(ready=pb.Ready(
             protocol_version=PROTOCOL_VERSION, bot_name=self.name,
-            bot_version=str(getattr(self.bot, "version", ""))))
+            bot_version=str(getattr(self.bot, "version", "")), keeps_stream=True))
 
     def decide(self, message: pb.DecisionRequest) -> bytes:
         """Ask the Bot for a decision and answer with the bytes of its PlayResponse."""
@@ -167,7 +176,9 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
 
     def Play(self, request_iterator: Iterator[pb.PlayRequest],
              context: grpc.ServicerContext) -> Iterator[pb.PlayResponse | bytes]:
-        """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes)."""
+        """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes);
+        after MatchEnd, wait for the next match on the stream (a fresh Bot) until the arena
+        closes its side (Ready says ``keeps_stream``)."""
         stream = _Stream(self.factory, self.name, context)
         for message in request_iterator:
             which = message.WhichOneof("message")
@@ -177,7 +188,7 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
                 yield stream.start(message.match_start)
             elif which == "match_end":
                 stream.end(message.match_end)
-                return
+                stream = _Stream(self.factory, self.name, context)
             else:
                 stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
 
@@ -191,6 +202,14 @@ def add_servicer(servicer: AgentServicer, server: grpc.Server) -> None:
     server.add_registered_method_handlers(SERVICE, handlers)
 
 
+def worker_count(max_workers: int, environ: Mapping[str, str] | None = None) -> int:
+    """Threads to serve with: ``max_workers``, or more when the arena may play more matches at
+    once (``CARDARENA_MATCHES_AT_ONCE``; each match holds a thread while its stream is open)."""
+    text = (os.environ if environ is None else environ).get(MATCHES_AT_ONCE_ENV, "")
+    matches = int(text) if text.isdigit() else 1
+    return max(max_workers, matches + SPARE_WORKERS)
+
+
 class BotServer:
     """A started-on-demand gRPC server for one bot at one address."""
 
@@ -199,7 +218,7 @@ class BotServer:
         self.address = parse_address(address)
         self.name = source_name(source)
         self.servicer = AgentServicer(source)
-        self.max_workers = max_workers
+        self.max_workers = worker_count(max_workers)
         self.bound: str | None = None
         self._server: grpc.Server | None = None
 

@@ -89,7 +89,7 @@ async fn play_match<S: Strategy>(
                     return;
                 }
             }
-            Ok(None) => return,
+            Ok(None) => continue, // MatchEnd: wait for the next match or the end
             Err(status) => {
                 log(&format!("ending the stream: {}", status.message()));
                 let _ = answers.send(Err(status)).await;
@@ -123,14 +123,18 @@ struct MatchState<S> {
 }
 
 impl<S: Strategy> MatchState<S> {
-    /// The answer to one message; `None` after `MatchEnd`, an error status for a bad message.
+    /// The answer to one message; `None` after `MatchEnd` (which ends the match: the stream
+    /// may carry the next one), an error status for a bad message.
     fn answer(&mut self, message: PlayRequest) -> Result<Option<PlayResponse>, Status> {
         match message.message {
             Some(play_request::Message::MatchStart(start)) => self.start(&start).map(Some),
             Some(play_request::Message::DecisionRequest(request)) => {
                 self.decide(&request).map(Some)
             }
-            Some(play_request::Message::MatchEnd(_)) => Ok(None),
+            Some(play_request::Message::MatchEnd(_)) => {
+                self.player = None;
+                Ok(None)
+            }
             None => Err(Status::invalid_argument("an empty PlayRequest")),
         }
     }
@@ -153,6 +157,7 @@ impl<S: Strategy> MatchState<S> {
             protocol_version: PROTOCOL_VERSION.to_string(),
             bot_name: BOT_NAME.to_string(),
             bot_version: BOT_VERSION.to_string(),
+            keeps_stream: true,
         })))
     }
 

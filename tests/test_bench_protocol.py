@@ -103,6 +103,7 @@ def test_the_charged_time_is_shown_beside_the_round_trip(report: dict[str, Any])
     assert report["charged_p99_us"] <= report["p99_us"]
     clock = report["clock"]
     assert (clock["game"], clock["players"], clock["matches"]) == ("briscola-chiamata", 5, 2)
+    assert clock["bot_processes"] == 2 * 5  # each match on processes of its own
     assert clock["decisions"] >= 2 * 40
     assert 0 <= clock["charged_p50_us"] <= clock["p50_us"]
     assert clock["charged_p99_us"] <= clock["p99_us"]

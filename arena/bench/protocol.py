@@ -28,13 +28,16 @@ of them alike:
 The figures are the medians (p50) and 99th percentiles of all round trips, and the ratio of
 the arena's p50 to the raw p50 (the arena side: the median of all its sets). Then, with the same
 bot, decisions per second with 1 and with 8 duplicate sets played at once in one event loop
-(each set with its own bot processes, started beforehand). Start-up of processes is never
+(each set with bot processes of its own, or, for a bot whose manifest says
+``matches_at_once``, sets sharing one set's processes up to that many, each deal on a stream
+of its own: ``launched_lanes``; started beforehand). Start-up of processes is never
 timed.
 
 Last, the fair clock under load: ``CLOCK_MATCHES`` matches of ``CLOCK_GAME`` (5-seat
 briscola chiamata) at once in one event loop, every seat the bot, each match playing single
-deals of new seeds; the p50 and p99 of the charged time beside those of the round trip, the
-goal being a charged p99 of at most ``GOAL_CHARGED_P99_US`` whatever the round trip.
+deals of new seeds on processes of its own; the p50 and p99 of the charged time beside those
+of the round trip, the goal being a charged p99 of at most ``GOAL_CHARGED_P99_US`` whatever
+the round trip.
 """
 
 from __future__ import annotations
@@ -320,7 +323,10 @@ async def _measure_clock(manifest: BotManifest, root: Path, plan: _ClockPlan, se
         return None
     players = game.num_players
     progress(f"the clock with {plan.matches} matches of {game.id} at once")
-    async with launched_lanes(manifest, root, players, plan.matches, STARTUP_S) as lanes:
+    # processes of their own per match, whatever the bot's matches_at_once: the row measures
+    # the time charged for the arena's lag, not for a bot's queue of its own matches
+    async with launched_bots(manifest, root, plan.matches * players, STARTUP_S) as seats:
+        lanes = [seats[lane * players:(lane + 1) * players] for lane in range(plan.matches)]
         row = await measure_throughput(game, lanes, seconds, seeds, rotations=1)
     return {"game": game.id, "players": players, **row,
             "goal_charged_p99_us": GOAL_CHARGED_P99_US,

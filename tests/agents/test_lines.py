@@ -164,3 +164,30 @@ def test_an_instance_plays_no_more_deals_at_once_than_its_manifest_allows(
     manifest = BotManifest.load(make_bot(tmp_path / "bot"))
     assert manifest.matches_at_once == 1
     run(LocalProcessAgent(manifest, temp_root=temp_root), body)
+
+
+STRAY = Path(__file__).parent.parent / "hostile" / "bots" / "stray-after-end"
+
+
+def test_an_answer_sent_after_a_kept_deal_never_meets_the_next(temp_root: Path) -> None:
+    streams: list[PlayStream | None] = []
+
+    async def body(agent: LocalProcessAgent) -> None:
+        """Two deals of a bot that sends a stray Decision after each MatchEnd."""
+        for seed in (41, 42):
+            deal = setup(seed)
+            await agent.open(deal, 5)
+            streams.append(stream_of(agent))
+            state = await play_out(agent, deal)
+            await agent.close(DealEnd(state, OK))
+            kept = agent._kept[-1]  # idle when MatchEnd was written: kept
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 5
+            while kept._received == kept._asked and loop.time() < deadline:  # the stray comes
+                await asyncio.sleep(0.01)
+            assert not kept.idle
+
+    run(LocalProcessAgent(BotManifest.load(STRAY), temp_root=temp_root), body)
+    first, second = streams
+    assert first is not None and second is not first  # the stray's stream was not reused
+    assert first.ended is not None

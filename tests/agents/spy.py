@@ -1,9 +1,12 @@
 """The spy bot's reports, read back: which deals each bot instance was shown.
 
-The spy (``bots/spy``) writes, per stream, the hand it was dealt at its first request. A deal
-is its seed; the test knows the seeds it played, so each stream is matched to the one seed
-whose deal gives that hand to that seat. An instance that was shown one deal twice (the same
-seed in two streams) could have remembered the other hands: ``deals_per_instance`` finds it.
+The spy (``bots/spy``) writes, per stream, the hand it was dealt at its first request and the
+face-up trump card (-1 in a game without one). A deal is its seed; the test knows the seeds it
+played, so each stream is matched to the one seed whose deal gives that hand and that trump
+card to that seat (two of a league's deals giving one seat the same three cards happens often
+enough over many test runs; with the same trump card as well, about forty times less often).
+An instance that was shown one deal twice (the same seed in two streams) could have
+remembered the other hands: ``deals_per_instance`` finds it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ SPY = Path(__file__).parent / "bots" / "spy"
 """The spy bot's folder (a bot folder with a Dockerfile)."""
 
 DEALT = re.compile(r"^spy (?P<instance>[0-9a-f]+) stream (?P<stream>\d+) dealt (?P<game>\S+) "
-                   r"(?P<seats>\d+) (?P<seat>\d+) (?P<hand>[\d,]*)$", re.MULTILINE)
+                   r"(?P<seats>\d+) (?P<seat>\d+) (?P<hand>[\d,]*) (?P<trump>-?\d+)$",
+                   re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Stream:
     seats: int
     seat: int
     hand: tuple[int, ...]
+    trump: int
 
 
 def spy_folder(folder: Path, log: Path, name: str = "spy") -> Path:
@@ -51,18 +56,18 @@ def streams(text: str) -> list[Stream]:
     found = {(match["instance"], int(match["stream"])): Stream(
         match["instance"], int(match["stream"]), match["game"], int(match["seats"]),
         int(match["seat"]),
-        tuple(int(card) for card in match["hand"].split(",") if card))
+        tuple(int(card) for card in match["hand"].split(",") if card), int(match["trump"]))
         for match in DEALT.finditer(text)}
     return list(found.values())
 
 
 def deal_of(stream: Stream, seeds: Iterable[int]) -> int:
     """The seed of the deal the stream was shown: the one deal of ``seeds`` that dealt its hand
-    to its seat (a test error when none or several do)."""
+    and its trump card to its seat (a test error when none or several do)."""
     game = load_game(stream.game, stream.seats)
-    matches = [seed for seed in set(seeds)
-               if tuple(sorted(game.new_initial_state(seed).observation(stream.seat).hand))
-               == stream.hand]
+    dealt = {seed: game.new_initial_state(seed).observation(stream.seat) for seed in set(seeds)}
+    matches = [seed for seed, seen in dealt.items()
+               if (tuple(sorted(seen.hand)), seen.trump_card) == (stream.hand, stream.trump)]
     assert len(matches) == 1, f"stream {stream} matches the deals {matches}"
     return matches[0]
 

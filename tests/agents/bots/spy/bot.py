@@ -5,7 +5,8 @@ Each line goes to standard error (kept in the record of the deal, for a containe
 ``--log PATH``, is appended to that file too (for process bots, whose output a league keeps
 per match). The lines, ``INSTANCE`` being random per process and ``N`` counting its streams:
 
-    spy INSTANCE stream N dealt GAME SEATS SEAT CARD,CARD,...   (its hand, first request)
+    spy INSTANCE stream N dealt GAME SEATS SEAT CARD,CARD,... TRUMP   (first request: its hand,
+                                                                     the face-up trump or -1)
     spy INSTANCE stream N saw DIGEST                       (every card it has seen so far)
 
 The bot plays the first legal action.
@@ -70,7 +71,7 @@ class SpyBot(Bot):
             self.dealt = True
             hand = ",".join(str(card) for card in sorted(seen.hand))
             report(f"{INSTANCE} stream {self.stream} dealt {seen.game} {seen.num_seats} "
-                   f"{seen.seat} {hand}")
+                   f"{seen.seat} {hand} {seen.trump_card}")
         SEEN.update(card for card in seen.hand if card >= 0)
         SEEN.update(card for _, card in seen.trick if card >= 0)
         SEEN.update(card for card in seen.table if card >= 0)

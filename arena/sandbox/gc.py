@@ -23,6 +23,9 @@ from arena.sandbox import labels
 from arena.sandbox.engine import docker_client
 from arena.sandbox.socketdir import INNER, SOCKET_PREFIX, remove_tree
 
+CONFLICT = 409
+"""Docker's status for a request that conflicts with the container's state."""
+
 
 @dataclass
 class GcReport:
@@ -88,11 +91,18 @@ def socket_dir_of(container_labels: Mapping[str, str]) -> Path | None:
     return path
 
 
+def removal_in_progress(error: Exception) -> bool:
+    """True for Docker's refusal to remove a container that another caller is removing (a
+    worker's janitor, the container's own arena, a second collection): it goes all the same."""
+    status = getattr(error, "status_code", None)
+    return status == CONFLICT and "already in progress" in str(error)
+
+
 def collect(everything: bool = False, match: Mapping[str, str] | None = None) -> GcReport:
     """Remove leftover sandbox containers (all of them with ``everything``) and their socket
     folders; ``match`` narrows the search to containers with these labels too."""
     client = docker_client()
-    from docker.errors import DockerException, NotFound
+    from docker.errors import APIError, DockerException, NotFound
     filters = [f"{labels.SANDBOX}=1", *(f"{key}={value}" for key, value in
                                         (match or {}).items())]
     host = socket.gethostname()
@@ -107,6 +117,10 @@ def collect(everything: bool = False, match: Mapping[str, str] | None = None) ->
             container.remove(force=True)
         except NotFound:
             pass
+        except APIError as error:
+            if not removal_in_progress(error):
+                report.errors.append(f"{container.name}: {' '.join(str(error).split())}")
+                continue
         except DockerException as error:
             report.errors.append(f"{container.name}: {' '.join(str(error).split())}")
             continue

@@ -9,13 +9,20 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.sandbox import labels
-from arena.sandbox.gc import arena_alive, collect, is_leftover, socket_dir_of
+from arena.sandbox.gc import (
+    arena_alive,
+    collect,
+    is_leftover,
+    removal_in_progress,
+    socket_dir_of,
+)
 from arena.sandbox.images import BASE_IMAGE
 from arena.sandbox.limits import SandboxLimits
 from arena.sandbox.socketdir import SocketDir
@@ -138,3 +145,42 @@ def test_a_collection_removes_a_dead_arenas_container_and_socket_folder(
     everything = collect(everything=True, match=run_label)
     assert everything.removed == [live.name] and not live_folder.outer.exists()
     assert everything.to_dict()["socket_dirs"] == [str(live_folder.outer)]
+
+
+def test_collections_racing_over_the_same_leftovers_report_no_error(
+        docker_required: Any, base_image: str, short_root: Path,
+        run_label: dict[str, str]) -> None:
+    """Two collections at once (a worker's janitor and an operator's ``arena sandbox gc``)
+    over the same dead arena's containers: each container goes, and neither collection calls
+    the other's removal in progress an error."""
+    client = docker_required
+    pid = dead_pid()
+    folders = [SocketDir.create(10001, 10001, short_root) for _ in range(6)]
+    containers = [leftover_container(client, pid, folder, run_label) for folder in folders]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        reports = list(pool.map(lambda _: collect(match=run_label), range(2)))
+    assert [report.errors for report in reports] == [[], []]
+    removed = {name for report in reports for name in report.removed}
+    assert removed == {container.name for container in containers}
+    run = f"cardarena.test.run={run_label['cardarena.test.run']}"
+    assert client.containers.list(all=True, ignore_removed=True, filters={"label": [run]}) == []
+    assert not any(folder.outer.exists() for folder in folders)
+
+
+def test_only_a_removal_in_progress_is_taken_for_done() -> None:
+    """Docker's 409 for a removal already under way counts as removed; any other refusal,
+    a 409 of another kind included, stays an error."""
+    from docker.errors import APIError
+    from requests.models import Response
+
+    def refusal(status: int, text: str) -> APIError:
+        """An APIError as docker-py raises it for a response with ``status``."""
+        response = Response()
+        response.status_code, response.reason = status, "Conflict"
+        response.url = "http+docker://localhost/v1.41/containers/6c28?force=True"
+        return APIError("refused", response, explanation=text)
+
+    assert removal_in_progress(refusal(409, "removal of container 6c28 is already in progress"))
+    assert not removal_in_progress(refusal(409, "You cannot remove a running container"))
+    assert not removal_in_progress(refusal(500, "removal of container 6c28 is already in "
+                                                "progress"))

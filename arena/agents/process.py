@@ -59,10 +59,10 @@ __all__ = [
 ]
 
 ADDRESS_ENV = "CARDARENA_ADDRESS"
+"""The environment variable that gives a bot its listening address."""
 
 MATCHES_AT_ONCE_ENV = "CARDARENA_MATCHES_AT_ONCE"
 """How many deals the arena may play with the process at once (its ``matches_at_once``)."""
-"""The environment variable that gives a bot its listening address."""
 
 SOCKET_NAME = "agent.sock"
 

@@ -182,7 +182,7 @@ class RemoteAgent(Agent):
     async def _disconnect(self) -> None:
         """Stop the streams of open deals, half-close the kept ones (giving the bot a moment
         to end them, as after a deal), and close the channel (for ``shutdown``)."""
-        for line in [self._line, *self._lines]:
+        for line in {self._line, *self._lines}:  # the own line may be among the open ones
             await line.drop()
         kept, self._kept = self._kept, []
         await asyncio.gather(*(stream.close(CLOSE_GRACE_S) for stream in kept))

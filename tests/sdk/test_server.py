@@ -14,7 +14,7 @@ import pytest
 from cardarena_sdk import Bot, BotServer, MatchInfo, Request
 from cardarena_sdk.address import AddressError
 from cardarena_sdk.answer import serialize_response
-from cardarena_sdk.server import BotSource, _Stream, worker_count
+from cardarena_sdk.server import BotSource, _Stream
 
 from arena.games import ActionKind, load_game
 from arena.protocol import RequestEncoder
@@ -131,14 +131,6 @@ def test_a_stream_carries_matches_in_turn_each_with_a_fresh_bot(serve_bot: Serve
     assert stream.finish() == []
     assert len(FirstLegal.made) == 2
     assert [(bot.starts, len(bot.ends)) for bot in FirstLegal.made] == [(1, 1), (1, 1)]
-
-
-def test_the_server_serves_as_many_streams_as_the_arena_may_open() -> None:
-    """CARDARENA_MATCHES_AT_ONCE raises the thread count to one per match and two more."""
-    assert worker_count(8, {}) == 8
-    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "16"}) == 18
-    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "3"}) == 8
-    assert worker_count(8, {"CARDARENA_MATCHES_AT_ONCE": "many"}) == 8
 
 
 def test_a_shared_instance_plays_every_match(serve_bot: Serve) -> None:

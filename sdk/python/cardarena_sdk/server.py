@@ -1,17 +1,23 @@
 """The gRPC server of a bot: one Bot instance per match, each match on a Play stream (the
-next match of the same arena may come on the same stream after MatchEnd)."""
+next match of the same arena may come on the same stream after MatchEnd).
+
+The server is ``grpc.aio``'s, on one event loop in a thread of its own that serves every
+``BotServer`` of the process. ``Bot.act`` runs on that loop, so a process that plays several
+matches at once (``matches_at_once``) takes their decisions one after another: handing each
+message to a thread of its own cost a bot more CPU than the decision of a quick bot, and a bot
+that thinks for long should play one match per process, the default.
+"""
 
 from __future__ import annotations
 
-import os
+import asyncio
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Mapping
-from concurrent import futures
+from collections.abc import AsyncIterator, Callable, Coroutine
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import grpc
 
@@ -42,18 +48,13 @@ BotSource = type[Bot] | Callable[[], Any] | Bot
 MAX_DETAILS = 1000
 """The longest status text sent to the arena when a bot raises."""
 
-MATCHES_AT_ONCE_ENV = "CARDARENA_MATCHES_AT_ONCE"
-"""How many matches the arena may play with this process at once (its manifest's
-``matches_at_once``): the server serves at least that many streams at once."""
-
-SPARE_WORKERS = 2
-"""Threads beyond one per match the arena may play at once."""
-
 DEFAULT_GRACE_S = 1.0
 """Seconds open streams get to finish when the server stops."""
 
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"].full_name
 """The gRPC service a bot serves, "cardarena.v1.AgentService"."""
+
+T = TypeVar("T")
 
 
 def log(message: str) -> None:
@@ -82,11 +83,39 @@ def _details(name: str, exc: BaseException, where: str) -> str:
     return text if len(text) <= MAX_DETAILS else text[:MAX_DETAILS - 3] + "..."
 
 
+class Aborter(Protocol):
+    """What a stream ends through: ``abort`` raises, the call then ends with that status."""
+
+    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
+        """End the stream with ``code`` and ``details``."""
+
+
+class StreamAborted(Exception):
+    """A stream the bot's side ends with a status (``Play`` turns it into the call's)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        """Keep the status."""
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class _RaiseAborted:
+    """The ``Aborter`` of a served stream: raises ``StreamAborted``."""
+
+    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
+        """Raise the status for ``Play`` to end the call with."""
+        raise StreamAborted(code, details)
+
+
+RAISE_ABORTED = _RaiseAborted()
+"""The ``Aborter`` every served stream ends through."""
+
+
 class _Stream:
     """The state of one Play stream: its match and its Bot."""
 
-    def __init__(self, factory: Callable[[], Any], name: str,
-                 context: grpc.ServicerContext) -> None:
+    def __init__(self, factory: Callable[[], Any], name: str, context: Aborter) -> None:
         """Start with no match."""
         self.factory = factory
         self.name = name
@@ -96,9 +125,8 @@ class _Stream:
         self.decoder = ObservationDecoder()
 
     def fail(self, code: grpc.StatusCode, details: str) -> NoReturn:
-        """End the stream with a status (context.abort raises)."""
+        """End the stream with a status (``abort`` raises)."""
         self.context.abort(code, details)
-        raise AssertionError("context.abort returned")  # pragma: no cover
 
     def crash(self, exc: BaseException, where: str) -> NoReturn:
         """Log the traceback and end the stream with INTERNAL naming the exception."""
@@ -174,71 +202,78 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         self.factory = bot_factory(source)
         self.name = source_name(source)
 
-    def Play(self, request_iterator: Iterator[pb.PlayRequest],
-             context: grpc.ServicerContext) -> Iterator[pb.PlayResponse | bytes]:
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
+                   context: grpc.aio.ServicerContext[pb.PlayRequest, bytes]
+                   ) -> AsyncIterator[pb.PlayResponse | bytes]:
         """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes);
         after MatchEnd, wait for the next match on the stream (a fresh Bot) until the arena
         closes its side (Ready says ``keeps_stream``)."""
-        stream = _Stream(self.factory, self.name, context)
-        for message in request_iterator:
-            which = message.WhichOneof("message")
-            if which == "decision_request":
-                yield stream.decide(message.decision_request)
-            elif which == "match_start":
-                yield stream.start(message.match_start)
-            elif which == "match_end":
-                stream.end(message.match_end)
-                stream = _Stream(self.factory, self.name, context)
-            else:
-                stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+        stream = _Stream(self.factory, self.name, RAISE_ABORTED)
+        try:
+            async for message in request_iterator:
+                which = message.WhichOneof("message")
+                if which == "decision_request":
+                    yield stream.decide(message.decision_request)
+                elif which == "match_start":
+                    yield stream.start(message.match_start)
+                elif which == "match_end":
+                    stream.end(message.match_end)
+                    stream = _Stream(self.factory, self.name, RAISE_ABORTED)
+                else:
+                    stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+        except StreamAborted as aborted:
+            await context.abort(aborted.code, aborted.details)
 
 
-def add_servicer(servicer: AgentServicer, server: grpc.Server) -> None:
+def add_servicer(servicer: AgentServicer, server: grpc.aio.Server) -> None:
     """Serve AgentService's Play with ``servicer``, Decisions sent as the bytes it made."""
     handlers = {"Play": grpc.stream_stream_rpc_method_handler(
         servicer.Play, request_deserializer=pb.PlayRequest.FromString,
         response_serializer=serialize_response)}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-    server.add_registered_method_handlers(SERVICE, handlers)
 
 
-def worker_count(max_workers: int, environ: Mapping[str, str] | None = None) -> int:
-    """Threads to serve with: ``max_workers``, or more when the arena may play more matches at
-    once (``CARDARENA_MATCHES_AT_ONCE``; each match holds a thread while its stream is open)."""
-    text = (os.environ if environ is None else environ).get(MATCHES_AT_ONCE_ENV, "")
-    matches = int(text) if text.isdigit() else 1
-    return max(max_workers, matches + SPARE_WORKERS)
+class _ServingLoop:
+    """The event loop, in a daemon thread of its own, that serves the process's BotServers."""
+
+    def __init__(self) -> None:
+        """No loop until one is needed."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, started on first use."""
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="cardarena-sdk-server",
+                                 daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop()).result()
+
+
+SERVING_LOOP = _ServingLoop()
+"""The one serving loop of this process."""
 
 
 class BotServer:
     """A started-on-demand gRPC server for one bot at one address."""
 
-    def __init__(self, source: BotSource, address: str, max_workers: int = 8) -> None:
+    def __init__(self, source: BotSource, address: str) -> None:
         """Check the address; nothing listens until ``start``."""
         self.address = parse_address(address)
         self.name = source_name(source)
         self.servicer = AgentServicer(source)
-        self.max_workers = worker_count(max_workers)
         self.bound: str | None = None
-        self._server: grpc.Server | None = None
+        self._server: grpc.aio.Server | None = None
 
     def start(self) -> str:
-        """Listen and serve in background threads; return the address bound."""
-        options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.max_workers),
-                             options=options)
-        add_servicer(self.servicer, server)
-        try:
-            port = server.add_insecure_port(self.address.target)
-        except RuntimeError as exc:
-            server.stop(None)
-            raise AddressError(f"cannot listen on {self.address.target}: {exc}") from None
-        if port == 0:
-            server.stop(None)
-            raise AddressError(f"cannot listen on {self.address.target}: the address is in use "
-                               "or not available")
-        server.start()
-        self._server = server
+        """Listen and serve on the serving loop; return the address bound."""
+        self._server, port = SERVING_LOOP.run(self._listen())
         if self.address.unix_path is not None:
             open_socket(self.address.unix_path)
         if self.address.is_unix:
@@ -248,18 +283,36 @@ class BotServer:
             self.bound = f"{host}:{port}"
         return self.bound
 
+    async def _listen(self) -> tuple[grpc.aio.Server, int]:
+        """A started server on the address and the port it bound."""
+        options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
+        server = grpc.aio.server(options=options)
+        add_servicer(self.servicer, server)
+        try:
+            port = server.add_insecure_port(self.address.target)
+        except RuntimeError as exc:
+            await server.stop(None)
+            raise AddressError(f"cannot listen on {self.address.target}: {exc}") from None
+        if port == 0:
+            await server.stop(None)
+            raise AddressError(f"cannot listen on {self.address.target}: the address is in use "
+                               "or not available")
+        await server.start()
+        return server, port
+
     def stop(self, grace: float = DEFAULT_GRACE_S) -> None:
         """Stop serving (open streams get ``grace`` seconds) and remove the socket file."""
-        if self._server is not None:
-            self._server.stop(grace).wait()
-            self._server = None
+        server, self._server = self._server, None
+        if server is not None:
+            SERVING_LOOP.run(server.stop(grace))
         if self.address.unix_path is not None:
             remove_socket(self.address.unix_path)
 
     def wait(self) -> None:
         """Block until the server stops."""
-        if self._server is not None:
-            self._server.wait_for_termination()
+        server = self._server
+        if server is not None:
+            SERVING_LOOP.run(server.wait_for_termination())
 
     def __enter__(self) -> BotServer:
         """Start serving."""
@@ -284,7 +337,7 @@ def _on_stop_signals(stopping: threading.Event) -> dict[int, Any]:
             for signum in (signal.SIGTERM, signal.SIGINT)}
 
 
-def serve(bot: BotSource, address: str | None = None, *, max_workers: int = 8,
+def serve(bot: BotSource, address: str | None = None, *,
           grace: float = DEFAULT_GRACE_S) -> None:
     """Serve a bot until SIGTERM or SIGINT, then stop cleanly; a bad address exits with 2.
 
@@ -295,7 +348,7 @@ def serve(bot: BotSource, address: str | None = None, *, max_workers: int = 8,
     previous = _on_stop_signals(stopping)
     try:
         try:
-            server = BotServer(bot, resolve_address(address), max_workers)
+            server = BotServer(bot, resolve_address(address))
             bound = server.start()
         except AddressError as exc:
             print(f"error: {exc}", file=sys.stderr, flush=True)

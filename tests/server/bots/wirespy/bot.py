@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +49,10 @@ def hold() -> None:
         time.sleep(POLL_S)
 
 
-def spied(messages: Iterator[pb.PlayRequest]) -> Iterator[pb.PlayRequest]:
+async def spied(messages: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayRequest]:
     """The stream's messages, each kept before the bot sees it."""
     decisions = 0
-    for message in messages:
+    async for message in messages:
         keep(message)
         if message.WhichOneof("message") == "decision_request":
             decisions += 1
@@ -64,10 +64,11 @@ def spied(messages: Iterator[pb.PlayRequest]) -> Iterator[pb.PlayRequest]:
 PLAY = sdk_server.AgentServicer.Play
 
 
-def play(self: sdk_server.AgentServicer, messages: Iterator[pb.PlayRequest],
-         context: Any) -> Iterator[pb.PlayResponse | bytes]:
+async def play(self: sdk_server.AgentServicer, messages: AsyncIterator[pb.PlayRequest],
+               context: Any) -> AsyncIterator[pb.PlayResponse | bytes]:
     """The SDK's Play over the spied messages."""
-    return PLAY(self, spied(messages), context)
+    async for response in PLAY(self, spied(messages), context):
+        yield response
 
 
 sdk_server.AgentServicer.Play = play  # type: ignore[method-assign]

@@ -157,6 +157,18 @@ def test_deck_errors_name_the_problem() -> None:
         DeckInfo.from_message(shuffled)
 
 
+def test_a_deck_is_read_once_and_kept_for_the_next_matches() -> None:
+    """Two MatchStarts with one deck share its DeckInfo; another deck reads as itself, and a
+    deck read card by card is the same."""
+    first = match_start_message(load_game("briscola", players=2), 0, "m-1", 1, 1)
+    again = match_start_message(load_game("briscola", players=2), 1, "m-2", 1, 1)
+    other = match_start_message(load_game("misere"), 0, "m-3", 1, 1)
+    deck = MatchInfo(first).deck
+    assert MatchInfo(again).deck is deck
+    assert deck == DeckInfo._read(first.deck) and deck.size == 40
+    assert MatchInfo(other).deck.size == 52 and MatchInfo(other).deck.name != deck.name
+
+
 def test_match_info() -> None:
     """MatchInfo reads the game, parameters, seats, teams, clock and loads the engine game."""
     game = load_game("briscola", players=4, params={"hands": 2})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,6 +15,9 @@ HIDDEN = -1
 
 HIDDEN_NAME = "??"
 """What ``card_name`` shows for a hidden card."""
+
+DECKS_KEPT = 8
+"""Decks of different MatchStart messages kept, read once each."""
 
 NAME_STYLES = ("code", "symbol", "name", "italian")
 """The styles of ``card_name``: "7D", "7♦", "seven of coins", "sette di denari"."""
@@ -50,7 +54,15 @@ class DeckInfo:
 
     @classmethod
     def from_message(cls, message: pb.Deck) -> DeckInfo:
-        """The deck of a ``Deck`` message; card ids must be 0 .. len(cards) - 1 in order."""
+        """The deck of a ``Deck`` message; card ids must be 0 .. len(cards) - 1 in order (the
+        decks of the last few messages are kept, as every match of a game sends the same)."""
+        if cls is DeckInfo:
+            return _deck_of(message.SerializeToString(deterministic=True))
+        return cls._read(message)
+
+    @classmethod
+    def _read(cls, message: pb.Deck) -> DeckInfo:
+        """The deck of a ``Deck`` message, read card by card."""
         cards = tuple(CardInfo.from_message(card) for card in message.cards)
         for index, card in enumerate(cards):
             if card.id != index:
@@ -149,3 +161,11 @@ def suit_of(deck: DeckInfo, card: int) -> int:
 def rank_of(deck: DeckInfo, card: int) -> int:
     """The rank index of ``card`` in ``deck``."""
     return deck.rank_of(card)
+
+
+@lru_cache(maxsize=DECKS_KEPT)
+def _deck_of(data: bytes) -> DeckInfo:
+    """The deck of a serialized ``Deck`` message (kept: a DeckInfo is immutable)."""
+    from arena.protocol.schema import agent as schema
+
+    return DeckInfo._read(schema.Deck.FromString(data))

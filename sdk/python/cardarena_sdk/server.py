@@ -174,7 +174,10 @@ class _Stream:
             self.crash(exc, "act")
         try:
             action_id = answer if type(answer) is int else action_id_of(answer)
-            response = decision_bytes(message.request_id, action_id, debug_bytes(request.debug))
+            debug = request.debug
+            response = decision_bytes(message.request_id, action_id,
+                                      b"" if type(debug) is str and not debug
+                                      else debug_bytes(debug))
         except (TypeError, ValueError) as exc:
             problem = TypeError(f"act returned {answer!r}, not a wire action id "
                                 f"(an int of request.legal_ids): {exc}")

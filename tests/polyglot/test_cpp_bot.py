@@ -14,6 +14,7 @@ import pytest
 from arena.bots import BotManifest, ensure_built
 from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
+from tests.polyglot.kept import deals_share_a_stream
 
 CPP_BOT = SAMPLE_BOTS / "cpp" / "heuristic"
 PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
@@ -117,6 +118,11 @@ def test_the_same_moves_as_the_python_port(cpp_bot: Path, game: str) -> None:
         python = play(game, ["--bot", str(PYTHON_PORT), "--policy", "random"], seed)
         assert cpp["actions"] == python["actions"], f"{game} seed {seed}"
         assert cpp["reasons"] == python["reasons"] == ["OK"] * cpp["players"]
+
+
+def test_its_next_match_comes_on_the_same_stream(cpp_bot: Path) -> None:
+    """Ready says keeps_stream and the bot reads on after MatchEnd: two deals, one stream."""
+    assert deals_share_a_stream(cpp_bot)
 
 
 def test_the_template_serves_with_the_sample_bots_server() -> None:

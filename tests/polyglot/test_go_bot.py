@@ -23,6 +23,7 @@ from arena.protocol.v1 import agent_pb2 as pb
 from arena.protocol.v1 import agent_pb2_grpc
 from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
+from tests.polyglot.kept import deals_share_a_stream
 
 GO_BOT = SAMPLE_BOTS / "go" / "heuristic"
 PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
@@ -198,6 +199,11 @@ def test_the_same_moves_as_the_python_port(go_bot: Path, game: str) -> None:
         python = play(game, ["--bot", str(PYTHON_PORT), "--policy", "random"], seed)
         assert go["actions"] == python["actions"], f"{game} seed {seed}"
         assert go["reasons"] == python["reasons"] == ["OK"] * go["players"]
+
+
+def test_its_next_match_comes_on_the_same_stream(go_bot: Path) -> None:
+    """Ready says keeps_stream and the bot reads on after MatchEnd: two deals, one stream."""
+    assert deals_share_a_stream(go_bot)
 
 
 def test_the_template_serves_with_the_sample_bots_server() -> None:

@@ -14,6 +14,7 @@ import pytest
 from arena.bots import BotManifest, ensure_built
 from tests.polyglot.cli import check, play, run
 from tests.polyglot.conftest import ROOT, SAMPLE_BOTS, require_tools
+from tests.polyglot.kept import deals_share_a_stream
 
 RUST_BOT = SAMPLE_BOTS / "rust" / "heuristic"
 PYTHON_PORT = SAMPLE_BOTS / "python" / "portable"
@@ -94,6 +95,11 @@ def test_the_same_moves_as_the_python_port(rust_bot: Path, game: str) -> None:
         python = play(game, ["--bot", str(PYTHON_PORT), "--policy", "random"], seed)
         assert rust["actions"] == python["actions"], f"{game} seed {seed}"
         assert rust["reasons"] == python["reasons"] == ["OK"] * rust["players"]
+
+
+def test_its_next_match_comes_on_the_same_stream(rust_bot: Path) -> None:
+    """Ready says keeps_stream and the bot reads on after MatchEnd: two deals, one stream."""
+    assert deals_share_a_stream(rust_bot)
 
 
 def test_the_template_serves_with_the_sample_bots_server() -> None:

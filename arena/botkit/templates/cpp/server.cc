@@ -1,4 +1,5 @@
-// The AgentService: MatchStart -> Ready, DecisionRequest -> Decision, MatchEnd ends the stream.
+// The AgentService: MatchStart -> Ready, DecisionRequest -> Decision. After MatchEnd the stream
+// waits for the arena's next match (Ready says keeps_stream), with a new Player, or its close.
 #include "server.h"
 
 #include <grpcpp/grpcpp.h>
@@ -79,7 +80,8 @@ class AgentService final : public pb::AgentService::Service {
               return Crash(error, "End");
             }
           }
-          return grpc::Status::OK;
+          player.reset();
+          continue;  // MatchEnd asks for no answer
         default:
           return Fail(grpc::StatusCode::INVALID_ARGUMENT, "an empty PlayRequest");
       }
@@ -94,6 +96,7 @@ class AgentService final : public pb::AgentService::Service {
     ready.set_protocol_version(kProtocolVersion);
     ready.set_bot_name(bot_.name);
     ready.set_bot_version(bot_.version);
+    ready.set_keeps_stream(true);
     return ready;
   }
 

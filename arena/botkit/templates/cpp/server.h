@@ -1,4 +1,4 @@
-// The gRPC server of a bot: one Play stream per match, one Player per stream.
+// The gRPC server of a bot: one Player per match; a Play stream carries one match after another.
 #ifndef CARDARENA_BOT_SERVER_H_
 #define CARDARENA_BOT_SERVER_H_
 

@@ -16,7 +16,7 @@ import (
 // ProtocolVersion is the protocol this bot speaks.
 const ProtocolVersion = "cardarena.v1"
 
-// Player plays one match: a fresh one answers each Play stream's decisions.
+// Player plays one match: a fresh one answers each match's decisions.
 type Player interface {
 	// Decide is the id of one of the request's legal actions.
 	Decide(request *agentpb.DecisionRequest) uint32
@@ -35,7 +35,9 @@ type service struct {
 	bot Bot
 }
 
-// Play answers MatchStart with Ready and each DecisionRequest with a Decision, until MatchEnd.
+// Play answers MatchStart with Ready and each DecisionRequest with a Decision. After MatchEnd
+// it waits on the stream, where the arena may start the next match (Ready says keeps_stream:
+// it saves opening a stream per match), each with a new Player, until the arena closes its side.
 func (s *service) Play(stream agentpb.AgentService_PlayServer) (err error) {
 	defer func() {
 		if problem := recover(); problem != nil {
@@ -70,7 +72,7 @@ func (s *service) Play(stream agentpb.AgentService_PlayServer) (err error) {
 				return err
 			}
 		case *agentpb.PlayRequest_MatchEnd:
-			return nil
+			player = nil
 		default:
 			return status.Error(codes.InvalidArgument, "an empty PlayRequest")
 		}
@@ -89,7 +91,8 @@ func (s *service) start(start *agentpb.MatchStart) Player {
 // ready is the answer to MatchStart.
 func (s *service) ready() *agentpb.PlayResponse {
 	return &agentpb.PlayResponse{Message: &agentpb.PlayResponse_Ready{Ready: &agentpb.Ready{
-		ProtocolVersion: ProtocolVersion, BotName: s.bot.Name, BotVersion: s.bot.Version}}}
+		ProtocolVersion: ProtocolVersion, BotName: s.bot.Name, BotVersion: s.bot.Version,
+		KeepsStream: true}}}
 }
 
 // decision asks the Player and wraps its answer for the request.

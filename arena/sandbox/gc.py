@@ -102,7 +102,7 @@ def collect(everything: bool = False, match: Mapping[str, str] | None = None) ->
     """Remove leftover sandbox containers (all of them with ``everything``) and their socket
     folders; ``match`` narrows the search to containers with these labels too."""
     client = docker_client()
-    from docker.errors import APIError, DockerException, NotFound
+    from docker.errors import DockerException, NotFound
     filters = [f"{labels.SANDBOX}=1", *(f"{key}={value}" for key, value in
                                         (match or {}).items())]
     host = socket.gethostname()
@@ -117,13 +117,10 @@ def collect(everything: bool = False, match: Mapping[str, str] | None = None) ->
             container.remove(force=True)
         except NotFound:
             pass
-        except APIError as error:
+        except DockerException as error:
             if not removal_in_progress(error):
                 report.errors.append(f"{container.name}: {' '.join(str(error).split())}")
                 continue
-        except DockerException as error:
-            report.errors.append(f"{container.name}: {' '.join(str(error).split())}")
-            continue
         report.removed.append(container.name)
         folder = socket_dir_of(container_labels)
         if folder is not None:

@@ -11,18 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents import AgentFailure, DealEnd, DealSetup, LocalProcessAgent, Turn
-from arena.agents.remote import RemoteAgent
+from arena.agents import AgentFailure, DealEnd, LocalProcessAgent
 from arena.agents.shared import SharedAgent
 from arena.agents.stream import PlayStream
 from arena.bench.protocol import SAMPLE_RANDOM
 from arena.bots import BotManifest
-from arena.games import State, load_game
 from arena.reasons import Reason
 
 from .botkit import make_bot
+from .deals import play_out, setup, stream_of
 
-GAME = load_game("briscola")
 OK = (Reason.OK, Reason.OK)
 
 Body = Callable[[LocalProcessAgent], Awaitable[None]]
@@ -43,32 +41,6 @@ def run(agent: LocalProcessAgent, body: Body) -> None:
 def random_bot(temp_root: Path) -> LocalProcessAgent:
     """The random sample bot (SDK), not launched."""
     return LocalProcessAgent(BotManifest.load(SAMPLE_RANDOM), temp_root=temp_root)
-
-
-def setup(seed: int, seat: int = 0) -> DealSetup:
-    """Seat ``seat`` of the briscola deal ``seed``."""
-    return DealSetup(GAME, seat, seed, f"m{seed}", 1000, 2000, GAME.new_initial_state(seed))
-
-
-async def play_out(agent: RemoteAgent | SharedAgent, deal: DealSetup,
-                   others: Callable[[State], int] | None = None) -> State:
-    """Play the deal to its end: the agent at its seat, the first legal action elsewhere."""
-    state, request_id = deal.state, 0
-    while not state.is_terminal():
-        if state.current_player() == deal.seat:
-            request_id += 1
-            reply = await agent.decide(Turn(request_id, deal.seat, state, 1000, 2000), 5)
-            assert reply is not None and not reply.fault
-            state.apply_action(reply.action)
-        else:
-            state.apply_action((others or (lambda s: s.legal_actions()[0]))(state))
-    return state
-
-
-def stream_of(agent: RemoteAgent | SharedAgent) -> PlayStream | None:
-    """The stream of the agent's open deal."""
-    line = agent.line if isinstance(agent, SharedAgent) else agent._line
-    return line._stream
 
 
 def test_a_bot_that_keeps_its_stream_gets_its_next_deal_on_it(temp_root: Path) -> None:

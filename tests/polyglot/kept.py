@@ -7,31 +7,21 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from arena.agents import DealEnd, DealSetup, LocalProcessAgent, Turn
+from arena.agents import DealEnd, LocalProcessAgent
 from arena.agents.stream import PlayStream
 from arena.bots import BotManifest
-from arena.games import load_game
 from arena.reasons import Reason
-
-GAME = load_game("briscola")
+from tests.agents.deals import play_out, setup, stream_of
 
 
 async def _play(agent: LocalProcessAgent, seed: int) -> tuple[bool, PlayStream | None]:
     """Play seat 0 of deal ``seed`` against first-legal moves; Ready's ``keeps_stream`` and
     the deal's stream."""
-    state = GAME.new_initial_state(seed)
-    await agent.open(DealSetup(GAME, 0, seed, f"m{seed}", 1000, 2000, state), 20)
+    deal = setup(seed)
+    await agent.open(deal, 20)
     assert agent.ready is not None
-    stream, request_id = agent._line._stream, 0
-    while not state.is_terminal():
-        if state.current_player() == 0:
-            request_id += 1
-            reply = await agent.decide(Turn(request_id, 0, state, 1000, 2000), 5)
-            assert reply is not None and not reply.fault, reply
-            state.apply_action(reply.action)
-        else:
-            state.apply_action(state.legal_actions()[0])
-    await agent.close(DealEnd(state, (Reason.OK, Reason.OK)))
+    stream = stream_of(agent)
+    await agent.close(DealEnd(await play_out(agent, deal), (Reason.OK, Reason.OK)))
     return agent.ready.keeps_stream, stream
 
 

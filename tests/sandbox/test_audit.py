@@ -41,6 +41,7 @@ def audit(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
                           check=False)
 
 
+@pytest.mark.alone
 @pytest.mark.docker
 def test_the_audit_passes_every_promise_on_this_machine(base_image: str) -> None:
     done = audit()

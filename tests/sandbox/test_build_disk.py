@@ -16,6 +16,8 @@ import pytest
 from arena.sandbox.errors import BuildError
 from arena.sandbox.images import BASE_IMAGE, build_bot_image, image_tag
 
+pytestmark = pytest.mark.alone
+
 ALLOWANCE = 128 * 2**20
 MARGIN = 256 * 2**20
 

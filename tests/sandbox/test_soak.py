@@ -191,6 +191,7 @@ def docker_root() -> Path:
     return Path(require_docker().info().get("DockerRootDir") or "/var/lib/docker")
 
 
+@pytest.mark.alone
 @pytest.mark.docker
 @pytest.mark.soak
 def test_hostile_bots_beside_a_well_behaved_one(

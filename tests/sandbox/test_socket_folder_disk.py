@@ -63,6 +63,7 @@ def own_fs() -> Iterator[Path]:
         root.rmdir()
 
 
+@pytest.mark.alone
 @pytest.mark.docker
 def test_a_bot_cannot_store_anything_on_the_host_through_its_socket_folder(
         base_image: str, own_fs: Path) -> None:

@@ -20,6 +20,8 @@ from arena.server.uploads import UploadError, UploadLimits, build_uploaded_bot, 
 
 from .archives import tar_bytes, tiny_bot
 
+pytestmark = pytest.mark.alone
+
 ALLOWANCE = 128 * 2**20
 """What a test build may add to the base image."""
 MARGIN = 256 * 2**20

@@ -201,6 +201,7 @@ class DockerAgent(RemoteAgent):
         from arena.sandbox.engine import check_runtime, docker_client
         from arena.sandbox.probe import require_enforced
         from arena.sandbox.registry import ensure_local
+        from arena.sandbox.shared_layers import shared_mounts
         try:
             client = await asyncio.to_thread(docker_client)
             if self.limits.runtime is not None:
@@ -208,6 +209,7 @@ class DockerAgent(RemoteAgent):
             await asyncio.to_thread(ensure_local, self.image)
             await asyncio.to_thread(require_enforced, self.allow_unenforced, self.image.image_id,
                                     self.limits)
+            mounts = await asyncio.to_thread(shared_mounts, self.image.image_id)
         except SandboxError as error:
             raise _infra(str(error)) from None
         try:
@@ -218,7 +220,7 @@ class DockerAgent(RemoteAgent):
         except OSError as error:
             raise _infra(f"cannot make the bot's socket folder: {error}") from None
         options = container_options(self.image.image_id, self.limits, self.socket_dir.path,
-                                    self._labels(), self.cpuset)
+                                    self._labels(), self.cpuset, mounts)
         self.docker_name = options["name"] = container_name(self.image.name)
         if self.command:
             options["command"] = list(self.command)

@@ -255,6 +255,7 @@ def bare_run(image_id: str, limits: SandboxLimits, root: Any) -> FloorRun:
     for a bot), timed from the create call to the exit; the container is removed."""
     from arena.agents.container import container_name
     from arena.sandbox.engine import docker_client
+    from arena.sandbox.shared_layers import shared_mounts
 
     client = docker_client()
     socket_dir = SocketDir.create(limits.uid, limits.gid, root, capped=not capfs.unavailable())
@@ -262,7 +263,8 @@ def bare_run(image_id: str, limits: SandboxLimits, root: Any) -> FloorRun:
     try:
         floor_labels = {labels.SANDBOX: "1", **labels.arena_labels(),
                         labels.SOCKET_DIR: str(socket_dir.outer)}
-        options = container_options(image_id, limits, socket_dir.path, floor_labels)
+        options = container_options(image_id, limits, socket_dir.path, floor_labels,
+                                    mounts=shared_mounts(image_id))
         options.update(name=name, command=["true"])
         create = time.perf_counter_ns()
         container = client.containers.create(**options)

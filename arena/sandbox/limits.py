@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,8 +66,11 @@ class SandboxLimits:
 
 
 def container_options(image: str, limits: SandboxLimits, socket_dir: Path,
-                      labels: dict[str, str], cpuset: str | None = None) -> dict[str, Any]:
-    """Keyword arguments for ``client.containers.create``: every hardening option at once."""
+                      labels: dict[str, str], cpuset: str | None = None,
+                      mounts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Keyword arguments for ``client.containers.create``: every hardening option at once;
+    ``mounts`` are read-only folders of the image served from the host
+    (``arena.sandbox.shared_layers``)."""
     options: dict[str, Any] = {
         "image": image,
         "detach": True,
@@ -93,6 +97,8 @@ def container_options(image: str, limits: SandboxLimits, socket_dir: Path,
         "stdin_open": False,
         "tty": False,
     }
+    if mounts:
+        options["mounts"] = [dict(mount, ReadOnly=True) for mount in mounts]
     if cpuset is not None:
         options["cpuset_cpus"] = cpuset
     if limits.runtime is not None:

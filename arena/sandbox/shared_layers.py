@@ -12,7 +12,8 @@ image's layers (not all of ``/usr``: Docker mounts its init at ``/sbin/docker-in
 ``/usr/sbin`` in a merged-``/usr`` root); a bot whose own layers change one of them (a ``pip
 install`` into the venv, say) reads that one through the driver as before.
 
-Only for the local engine's ``fuse-overlayfs`` driver (kernel overlayfs shares the page cache
+Only a base image's layers are served (a bot's own layers never are), only for the local
+engine's ``fuse-overlayfs`` driver (kernel overlayfs shares the page cache
 already), only when the arena can read the layers' folders, and never when
 ``CARDARENA_SHARED_LAYERS=off``.
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -55,12 +56,13 @@ def layer_folders(image: dict[str, Any]) -> list[Path]:
     return [Path(folder) for folder in folders if folder]
 
 
-def shared_folders(layers: Sequence[Path]) -> list[tuple[Path, str]]:
-    """``(host folder, image folder)`` for each of ``FOLDERS`` that one layer alone holds."""
+def shared_folders(layers: Sequence[Path], trusted: Collection[Path]) -> list[tuple[Path, str]]:
+    """``(host folder, image folder)`` for each of ``FOLDERS`` that one layer alone holds, when
+    that layer is one of the ``trusted`` (a base image's, built by the arena)."""
     found = []
     for folder in FOLDERS:
         owners = [layer for layer in layers if _holds(layer, folder)]
-        if len(owners) != 1:
+        if len(owners) != 1 or owners[0] not in trusted:
             continue
         owner = owners[0]
         if any(_touches(layer, folder) for layer in layers if layer != owner):
@@ -133,12 +135,26 @@ def shared_mounts(image_id: str) -> tuple[dict[str, Any], ...]:
 def _mounts_of(image_id: str) -> tuple[dict[str, Any], ...]:
     """``shared_mounts``, asked of Docker."""
     from arena.sandbox.engine import docker_client
+    client = docker_client()
     try:
-        image = docker_client().api.inspect_image(image_id)
+        image = client.api.inspect_image(image_id)
     except Exception:
         return ()
     layers = layer_folders(image)
     if not layers or not all(os.access(layer, os.R_OK | os.X_OK) for layer in layers):
         return ()
     return tuple({"Target": target, "Source": str(source), "Type": "bind", "ReadOnly": True}
-                 for source, target in shared_folders(layers))
+                 for source, target in shared_folders(layers, base_layers(client)))
+
+
+def base_layers(client: Any) -> set[Path]:
+    """The layers of the base images on this machine (``arena images build-base``): the only
+    ones whose folders are served, so what the host serves is always what the arena built."""
+    from arena.sandbox.bases import VARIANTS
+    found: set[Path] = set()
+    for variant in VARIANTS.values():
+        try:
+            found.update(layer_folders(client.api.inspect_image(variant.tag)))
+        except Exception:
+            continue
+    return found

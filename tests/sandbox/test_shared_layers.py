@@ -41,9 +41,11 @@ def base_layers(root: Path) -> list[Path]:
 
 
 def served(root: Path, layers: list[Path]) -> dict[str, str]:
-    """Image folder -> the layer (its name under ``root``) it is served from."""
+    """Image folder -> the layer (its name under ``root``) it is served from, the base image's
+    three layers trusted."""
+    trusted = {root / name for name in ("user", "venv", "debian")}
     return {target: source.relative_to(root).parts[0]
-            for source, target in shared_folders(layers)}
+            for source, target in shared_folders(layers, trusted)}
 
 
 def test_the_base_images_folders_are_served_from_the_layer_that_holds_each(
@@ -51,7 +53,7 @@ def test_the_base_images_folders_are_served_from_the_layer_that_holds_each(
     layers = base_layers(tmp_path)
     assert served(tmp_path, layers) == {"/usr/lib": "debian", "/usr/bin": "debian",
                                         "/opt/venv": "venv"}
-    assert {target.lstrip("/") for _, target in shared_folders(layers)} == set(FOLDERS)
+    assert {target.lstrip("/") for _, target in shared_folders(layers, layers)} == set(FOLDERS)
 
 
 @pytest.mark.parametrize("change", [
@@ -82,6 +84,14 @@ def test_a_layer_that_touches_the_venv_keeps_it_on_the_driver(tmp_path: Path,
     else:
         (bot / "opt").write_text("")
     assert served(tmp_path, layers) == {"/usr/lib": "debian", "/usr/bin": "debian"}
+
+
+def test_a_folder_of_a_layer_that_is_not_a_base_images_is_not_served(tmp_path: Path) -> None:
+    layers = base_layers(tmp_path)
+    (tmp_path / "bot/usr/lib").mkdir(parents=True)
+    (tmp_path / "debian/usr/lib").rename(tmp_path / "debian/usr/lib.moved")
+    assert shared_folders(layers, layers)[0] == (tmp_path / "bot/usr/lib", "/usr/lib")
+    assert served(tmp_path, layers) == {"/usr/bin": "debian", "/opt/venv": "venv"}
 
 
 def test_a_folder_two_layers_hold_is_not_served(tmp_path: Path) -> None:
@@ -158,8 +168,8 @@ def test_a_container_reads_the_base_folders_from_the_host_and_cannot_write_them(
                                                           "/opt/venv/x")], said
     for target in ("/usr/lib", "/usr/bin", "/opt/venv"):
         assert mounted[target]["RW"] is False, mounted[target]
-    for source, target in shared_folders(layer_folders(client.api.inspect_image(image.image_id))):
-        assert not (source / "x").exists(), target
+    for mount in mounts:
+        assert not (Path(mount["Source"]) / "x").exists(), mount
 
 
 @pytest.mark.docker

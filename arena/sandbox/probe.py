@@ -25,6 +25,7 @@ from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import LimitsNotEnforced, SandboxError
 from arena.sandbox.lifeline import CONTAINER, SOCKET_DIR, lifeline
 from arena.sandbox.limits import SOCKET_MOUNT, SOCKET_NAME, SandboxLimits, container_options
+from arena.sandbox.shared_layers import shared_mounts
 from arena.sandbox.socketdir import SOCKET_PREFIX, SocketDir, default_root
 
 LIMIT_NAMES = ("network", "read_only", "tmpfs_noexec", "user", "capabilities",
@@ -56,7 +57,10 @@ show cpu.cfs_period_us /sys/fs/cgroup/cpu/cpu.cfs_period_us
 show cpu.max /sys/fs/cgroup/cpu.max
 echo "nofile=$(ulimit -n)"
 while read -r dev mnt fs opts rest; do
-  case "$mnt" in /) echo "root_mount=$opts";; /tmp) echo "tmp_mount=$opts";; esac
+  case "$mnt" in
+    /) echo "root_mount=$opts";; /tmp) echo "tmp_mount=$opts";;
+    /usr/*|/opt/*) echo "image_mount=$mnt $opts";;
+  esac
 done < /proc/self/mounts
 for f in /sys/class/net/*; do echo "net=${f##*/}"; done
 show init /proc/1/comm
@@ -121,7 +125,12 @@ def observe(result: ProbeResult, limits: SandboxLimits) -> dict[str, tuple[bool,
     nets = [net for net in result.seen.get("net", ()) if net != "*"]
     need("network", nets == ["lo"], "interfaces " + ",".join(nets) if nets else "")
     root = result.first("root_mount")
-    need("read_only", "ro" in _options(root), f"/ mounted {root}" if root else "")
+    writable = [mount for mount in result.seen.get("image_mount", ())
+                if "ro" not in _options(mount.partition(" ")[2])]
+    need("read_only", "ro" in _options(root) and not writable,
+         "; ".join(([f"/ mounted {root}"] if root else [])
+                   + [f"{mount.partition(' ')[0]} mounted {mount.partition(' ')[2]}"
+                      for mount in writable]))
     tmp = result.first("tmp_mount")
     need("tmpfs_noexec", "noexec" in _options(tmp), f"/tmp mounted {tmp}" if tmp else "")
     uid = result.first("Uid")
@@ -202,7 +211,8 @@ def run_probe(image: str, options: dict[str, Any] | None = None,
     seen_on_host: dict[str, tuple[str, ...]] = {}
     try:
         if options is None:
-            options = container_options(image, limits, socket_dir.path, {labels.SANDBOX: "1"})
+            options = container_options(image, limits, socket_dir.path, {labels.SANDBOX: "1"},
+                                        mounts=shared_mounts(image))
             seen_on_host["socket_on_host"] = ()
         probe_labels = {**options.get("labels", {}), labels.SANDBOX: "1",
                         **labels.arena_labels()}

@@ -21,6 +21,7 @@ from arena.sandbox.probe import (
     require_enforced,
     run_probe,
 )
+from arena.sandbox.shared_layers import shared_mounts
 
 LIMITS = SandboxLimits()
 
@@ -102,6 +103,14 @@ def test_each_missing_limit_is_named_with_what_was_seen(key: str, value: str | N
     assert missing[limit]
 
 
+def test_a_writable_folder_served_from_the_host_fails_the_read_only_limit() -> None:
+    served = ENFORCED_V1 + "image_mount=/usr/lib ro,relatime\nimage_mount=/opt/venv ro,relatime\n"
+    assert analyse(result(served), LIMITS) == {}
+    writable = served.replace("/opt/venv ro,relatime", "/opt/venv rw,relatime")
+    assert analyse(result(writable), LIMITS) == {
+        "read_only": "/ mounted ro,noatime; /opt/venv mounted rw,relatime"}
+
+
 def test_a_socket_the_host_cannot_see_is_reported() -> None:
     """The probe made its socket, and the host found it or not (a runtime such as gVisor's
     keeps it inside its sandbox); a probe image without python3 makes none, and nothing is
@@ -150,8 +159,26 @@ def test_this_engine_enforces_every_limit(base_image: str) -> None:
     """Every limit, and the bot's socket shown to the host, checked for real."""
     assert missing_limits(BASE_IMAGE, LIMITS) == {}
     require_enforced(frozenset(), BASE_IMAGE, LIMITS)
-    seen = probe.observe(run_probe(BASE_IMAGE, limits=LIMITS), LIMITS)
+    ran = run_probe(BASE_IMAGE, limits=LIMITS)
+    seen = probe.observe(ran, LIMITS)
     assert seen["socket"] == (True, "a socket made in the container shows on the host")
+    served = {mount["Target"] for mount in shared_mounts(BASE_IMAGE)}
+    mounted = dict(mount.split(" ", 1) for mount in ran.seen.get("image_mount", ()))
+    assert served <= set(mounted), mounted
+    assert all("ro" in options.split(",") for options in mounted.values()), mounted
+
+
+@pytest.mark.docker
+def test_a_served_folder_mounted_writable_fails_the_probe(base_image: str,
+                                                          short_root: Path) -> None:
+    mounts = shared_mounts(BASE_IMAGE)
+    if not mounts:
+        pytest.skip("this engine's storage driver serves no folder from the host")
+    options = container_options(BASE_IMAGE, LIMITS, short_root, {}, mounts=mounts)
+    options["mounts"] = [dict(mount, ReadOnly=False) for mount in options["mounts"]]
+    missing = analyse(run_probe(BASE_IMAGE, options, LIMITS), LIMITS)
+    assert list(missing) == ["read_only"]
+    assert all(f"{mount['Target']} mounted rw" in missing["read_only"] for mount in mounts)
 
 
 @pytest.mark.docker

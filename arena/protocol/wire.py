@@ -11,6 +11,7 @@ import struct
 from collections.abc import Sequence
 from typing import Final
 
+from arena.protocol.base128 import encode as _varint
 from arena.protocol.errors import ProtocolError
 
 VARINT: Final = 0
@@ -21,16 +22,6 @@ _UINT64: Final = (1 << 64) - 1
 _INT64_MIN: Final = -(1 << 63)
 _SINT32_MIN: Final = -(1 << 31)
 _SINT32_MAX: Final = (1 << 31) - 1
-
-
-def _varint(value: int) -> bytes:
-    """The base-128 varint of a non-negative int (no table lookup)."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 _BYTES: Final = [bytes((value,)) for value in range(256)]

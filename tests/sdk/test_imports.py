@@ -32,6 +32,8 @@ def test_a_bot_that_answers_loads_no_game_and_no_encoder() -> None:
     assert not any(name.startswith("arena.games") for name in plain), sorted(plain)
     assert not {"arena.protocol.encoder", "arena.protocol.messages",
                 "arena.protocol.observations", "arena.protocol.serialize"} & plain
+    # nor the wire helpers' lookup tables (32,768 varints built at import), only the varint
+    assert "arena.protocol.wire" not in plain and "arena.protocol.base128" in plain
 
 
 def test_a_bot_loads_no_message_of_the_service_api() -> None:

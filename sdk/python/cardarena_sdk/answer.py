@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import operator
 
+from arena.protocol.base128 import encode as varint
 from arena.protocol.replies import ACTION_ID_KEY, DEBUG_KEY, DECISION_KEY, REQUEST_ID_KEY
 from arena.protocol.schema import agent as pb
-from arena.protocol.wire import varint
 
 MAX_DEBUG_BYTES = 1024
 """The longest ``Request.debug`` text sent with a decision, in UTF-8 bytes."""

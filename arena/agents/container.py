@@ -23,8 +23,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
 from arena.agents.base import AgentExit, Reply, Turn
 from arena.agents.errors import AgentFailure, crash, init_error
 from arena.agents.output import OUTPUT_CAP, OutputLog
@@ -33,7 +31,7 @@ from arena.agents.remote import (
     MAX_MESSAGE_BYTES,
     FailureMaker,
     RemoteAgent,
-    channel_options,
+    connect_bot,
     exit_text,
 )
 from arena.agents.warm import pid_running
@@ -294,8 +292,7 @@ class DockerAgent(RemoteAgent):
             raise init_error(str(error)) from None
         finally:
             appeared.cancel()
-        self._channel = grpc.aio.insecure_channel(
-            target, options=channel_options(self.max_message_bytes))
+        self._channel = connect_bot(target, self.max_message_bytes)
         ready = asyncio.ensure_future(self._channel.channel_ready())
         try:
             await self._first(ready, watcher, deadline, startup_s, "listen on its socket")

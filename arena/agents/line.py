@@ -25,7 +25,8 @@ from arena.agents.base import DealEnd, DealSetup, ReadyInfo, Reply, Turn
 from arena.agents.conversation import Conversation, end_bytes, judged_reply, plain_reply
 from arena.agents.errors import AgentFailure, crash, init_error, stalled
 from arena.agents.ledger import DealLedger
-from arena.agents.stream import PlayStream, StreamEnd
+from arena.agents.stream import StreamEnd
+from arena.agents.transport import BotStream
 from arena.protocol import PROTOCOL_VERSION, read_answer, read_ready
 from arena.reasons import Reason
 
@@ -61,10 +62,10 @@ class Instance(Protocol):
     def leave(self, line: DealLine) -> None:
         """Note a line's deal over."""
 
-    async def next_stream(self) -> PlayStream:
+    async def next_stream(self) -> BotStream:
         """A kept idle stream, else a new one."""
 
-    def keep_stream(self, stream: PlayStream) -> None:
+    def keep_stream(self, stream: BotStream) -> None:
         """Keep an idle stream for a next deal."""
 
     async def ended(self, end: StreamEnd, make: FailureMaker, when: str) -> AgentFailure:
@@ -81,7 +82,7 @@ class DealLine:
         """What the bot said in Ready for the line's last deal."""
         self.discarded = 0
         """Late answers read and dropped (answers to requests the arena stopped waiting for)."""
-        self._stream: PlayStream | None = None
+        self._stream: BotStream | None = None
         self._conversation: Conversation | None = None
         self._abandoned: set[int] = set()
 
@@ -125,7 +126,7 @@ class DealLine:
     async def decide(self, turn: Turn, timeout_s: float) -> Reply | None:
         """Send the turn's request and wait for its answer, in engine terms; late answers to
         earlier ones are dropped. The reply carries the time the bot is charged
-        (``PlayStream.took_us``)."""
+        (``StreamReceiver.took_us``)."""
         self.bot.check_alive()
         stream, conversation = self._stream, self._conversation
         if stream is None or conversation is None:

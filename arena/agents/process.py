@@ -23,8 +23,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from arena.agents.base import AgentExit
 from arena.agents.child import ChildProcess, start_child
 from arena.agents.errors import AgentFailure, crash, init_error
@@ -36,6 +34,7 @@ from arena.agents.remote import (
     FailureMaker,
     RemoteAgent,
     channel_options,
+    connect_bot,
     exit_text,
 )
 from arena.agents.warm import pid_running, process_memory_bytes
@@ -172,8 +171,7 @@ class LocalProcessAgent(RemoteAgent):
         if self.on_spawn is not None:
             self.on_spawn(self)
         self._drain = asyncio.create_task(self._read_output(self.process))
-        self._channel = grpc.aio.insecure_channel(address,
-                                                  options=channel_options(self.max_message_bytes))
+        self._channel = connect_bot(address, self.max_message_bytes)
         outcome = await listening_or_exited(self._channel.channel_ready(), self.process, startup_s)
         if outcome == "listening":
             return

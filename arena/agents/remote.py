@@ -16,14 +16,13 @@ import asyncio
 import signal
 from typing import Any
 
-import grpc
-
 from arena.agents.base import Agent, AgentExit, DealEnd, DealSetup, ReadyInfo, Reply, Turn
 from arena.agents.errors import AgentFailure, crash, flooded, oversized
 from arena.agents.ledger import DealLedger
 from arena.agents.line import CLOSE_GRACE_S, DealLine, FailureMaker
 from arena.agents.output import OUTPUT_CAP, OutputLog
-from arena.agents.stream import PlayStream, StreamEnd, probe_end
+from arena.agents.stream import StreamEnd
+from arena.agents.transport import BotChannel, BotStream, bot_channel, open_stream, probe_end
 from arena.reasons import Reason
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -74,6 +73,13 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, Any]]:
     ]
 
 
+def connect_bot(target: str, max_message_bytes: int) -> BotChannel:
+    """A channel to the bot listening at ``target``, with the limits and reconnection waits
+    of ``channel_options``, on the transport ``CARDARENA_TRANSPORT`` chooses."""
+    return bot_channel(target, max_message_bytes, channel_options(max_message_bytes),
+                       MAX_METADATA_BYTES, RECONNECT_BACKOFF_MS)
+
+
 def exit_text(status: int) -> str:
     """``with status 3`` or ``on signal 9 (SIGKILL)``."""
     if status >= 0:
@@ -100,12 +106,12 @@ class RemoteAgent(Agent):
         """Deals the instance may play at once (its manifest's ``matches_at_once``)."""
         self.output = OutputLog(output_cap)
         self.exit: AgentExit | None = None
-        self._channel: grpc.aio.Channel | None = None
+        self._channel: BotChannel | None = None
         self._failure: AgentFailure | None = None
         self._line = DealLine(self)
         self._lines: set[DealLine] = set()
         """The lines with a deal open."""
-        self._kept: list[PlayStream] = []
+        self._kept: list[BotStream] = []
         """Streams of ended deals kept for the next ones (``Ready.keeps_stream``)."""
         self.ledger = DealLedger()
         """The deals this instance has been shown (``arena.agents.ledger``)."""
@@ -164,7 +170,7 @@ class RemoteAgent(Agent):
         """Note a line's deal over."""
         self._lines.discard(line)
 
-    async def next_stream(self) -> PlayStream:
+    async def next_stream(self) -> BotStream:
         """A kept stream that is still idle, else a new one."""
         if self._channel is None:
             raise RuntimeError(f"bot {self.label}: open before launch")
@@ -173,9 +179,9 @@ class RemoteAgent(Agent):
             if kept.idle:
                 return kept
             await kept.close(0)
-        return PlayStream(self._channel)
+        return open_stream(self._channel)
 
-    def keep_stream(self, stream: PlayStream) -> None:
+    def keep_stream(self, stream: BotStream) -> None:
         """Keep an idle stream for a next deal."""
         self._kept.append(stream)
 
@@ -220,14 +226,14 @@ class RemoteAgent(Agent):
         suffix = f" {when}" if when else ""
         if end.lost and self._channel is not None:
             probed = await probe_end(self._channel, PROBE_S)
-            if probed is not None and probed.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            if probed is not None and (probed.oversized_metadata or probed.oversized_message):
                 end = probed
         if end.flooded:
             return flooded(f"the bot {end.describe()}; its stream was stopped{suffix}")
-        if end.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in end.details:
+        if end.oversized_message:
             return oversized(f"the bot sent a message larger than the "
                              f"{self.max_message_bytes} byte limit{suffix}")
-        if end.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "metadata size" in end.details:
+        if end.oversized_metadata:
             return oversized(f"the bot sent header or trailer metadata larger than the "
                              f"{MAX_METADATA_BYTES} byte limit{suffix}")
         exited = await self._exit_failure(make, suffix)

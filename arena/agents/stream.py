@@ -79,12 +79,16 @@ had ended: the status the call ended with is then lost (``probe_end`` asks again
 class StreamEnd:
     """The end of the bot's side of a stream: its status code and text; ``stalled`` when the
     arena stopped it because the bot did not take a request in time, ``flooded`` when it
-    stopped it because the bot sent more responses than it was asked for."""
+    stopped it because the bot sent more responses than it was asked for;
+    ``oversized_message`` and ``oversized_metadata`` when the transport refused a response
+    message, or header or trailer metadata, larger than its limit."""
 
     code: grpc.StatusCode
     details: str
     stalled: bool = False
     flooded: bool = False
+    oversized_message: bool = False
+    oversized_metadata: bool = False
 
     @property
     def lost(self) -> bool:
@@ -105,48 +109,188 @@ class StreamEnd:
         return f"ended the stream with {self.code.name}" + (f": {details}" if details else "")
 
 
-def _identity(data: bytes) -> bytes:
-    """Requests are serialized before they are queued."""
-    return data
+def grpc_end(code: grpc.StatusCode, details: str) -> StreamEnd:
+    """The end of a ``grpc.aio`` call, its limits' refusals told by gRPC's words for them."""
+    refused = code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    return StreamEnd(code, details, oversized_message=refused and "larger than max" in details,
+                     oversized_metadata=refused and "metadata size" in details)
 
 
-class PlayStream:
-    """A bidirectional Play call on a channel: queued requests, written by the receiver, and a
-    response reader."""
+Item = tuple[bytes | StreamEnd, int]
+"""A response or the stream's end, with when it came (``time.perf_counter_ns``)."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
-        """Start the call and its reader task (needs a running event loop)."""
-        self._unsent: deque[bytes | None] = deque()
-        """Requests not written yet; None for the half-close."""
-        self._responses: deque[tuple[bytes | StreamEnd, int]] = deque()
+
+class StreamReceiver:
+    """What every transport's Play stream shares: responses kept for the next receive, the
+    receiver's deadline and its lazy timer, the last looks, and the clock's two moments.
+
+    A transport says whether a write is waiting for the bot to take it (``_write_waits``) and
+    how to stop a stream whose bot does not take one (``_stall``); it hands every response and
+    the end over with ``_deliver``."""
+
+    def __init__(self) -> None:
+        """No response, no deadline."""
+        self._responses: deque[Item] = deque()
         """Responses kept for the next receive, each with the moment it came."""
-        self._waiter: asyncio.Future[tuple[bytes | StreamEnd, int] | None] | None = None
-        self._clock = loop_clock()
+        self._waiter: asyncio.Future[Item | None] | None = None
         self.sent_ns = 0
         """When the transport had written the last request (``time.perf_counter_ns``, as the
         loop clock tells the moment of a completion: the loop's lag left out)."""
         self.arrived_ns = 0
-        """When the last response received could first have been read (``loopclock``)."""
-        method = channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
-                                       response_deserializer=None)
-        self._call = method()
+        """When the last response received could first have been read."""
         self.ended: StreamEnd | None = None
         self._deadline = 0.0
         """When the current receive gives up (the event loop's clock)."""
         self._write_deadline = 0.0
         """When a write the bot does not take is stopped: the deadline, or a moment from when
         it was set if that is later."""
+        self._asked = 0
+        """Requests queued that ask for a response."""
+        self._received = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _deliver(self, item: bytes | StreamEnd, arrived_ns: int) -> bool:
+        """Give ``item``, which came at ``arrived_ns``, to the waiting receiver (True), or keep
+        it for the next one."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result((item, arrived_ns))
+            return True
+        self._responses.append((item, arrived_ns))
+        return False
+
+    async def _await_response(self, loop: asyncio.AbstractEventLoop,
+                              timeout_s: float) -> bytes | StreamEnd | None:
+        """The next response or the end, kept or awaited until the timer gives up."""
+        if self._responses:
+            item, self.arrived_ns = self._responses.popleft()
+            return item
+        if timeout_s <= 0:
+            return None
+        if self._waiter is not None:
+            raise RuntimeError("the stream is already being received from")
+        waiter = self._waiter = loop.create_future()
+        try:
+            got = await waiter
+        finally:
+            self._waiter = None
+        if got is None:
+            return None
+        item, self.arrived_ns = got
+        return item
+
+    def took_us(self) -> int:
+        """The time from writing the last request to when the last response received could
+        first be read, in microseconds (the event loop's lag left out)."""
+        return max(self.arrived_ns - self.sent_ns, 0) // 1000
+
+    def _set_deadline(self, loop: asyncio.AbstractEventLoop, timeout_s: float) -> None:
+        """Make ``timeout_s`` from now the deadline; the timer fires by then."""
+        now = loop.time()
+        deadline = self._deadline = now + max(timeout_s, 0.0)
+        self._write_deadline = max(deadline, now + WRITE_FLOOR_S)
+        timer = self._timer
+        if timer is None or timer.when() > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(deadline, self._on_timer)
+
+    def _cancel_timer(self) -> None:
+        """Stop the timer, if set."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def receive(self, timeout_s: float) -> bytes | StreamEnd | None:
+        """The next response or the end of the stream, or None after ``timeout_s`` seconds."""
+        raise NotImplementedError
+
+    async def _drain(self, grace_s: float) -> None:
+        """Receive and drop what a half-closed stream still sends, until it ends or
+        ``grace_s`` seconds have passed (waiting on the stream's own timer)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_s
+        item: bytes | StreamEnd | None = b""
+        while isinstance(item, bytes) and self._waiter is None:
+            item = await self.receive(deadline - loop.time())
+
+    def _write_waits(self) -> bool:
+        """True while a write waits for the bot to take it."""
+        raise NotImplementedError
+
+    def _stall(self) -> None:
+        """Stop the stream of a bot that did not take a request in time."""
+        raise NotImplementedError
+
+    def _write_done(self) -> bool:
+        """True when the write the timer saw waiting is no longer in question (written, or
+        the stream ended)."""
+        return not self._write_waits()
+
+    def _on_timer(self) -> None:
+        """At the deadline, stop a write the bot does not take, or resolve a waiting receiver
+        to None; before it, wait on."""
+        self._timer = None
+        waiter = self._waiter
+        writing = self._write_waits()
+        if not writing and (waiter is None or waiter.done()):
+            return
+        loop = asyncio.get_running_loop()
+        due = self._write_deadline if writing else self._deadline
+        if loop.time() < due:
+            self._timer = loop.call_at(due, self._on_timer)
+        elif writing:
+            loop.call_soon(self._last_write_look, LAST_LOOKS)
+        elif waiter is not None:
+            loop.call_soon(self._last_look, waiter, LAST_LOOKS)
+
+    def _last_write_look(self, looks: int) -> None:
+        """Past the write deadline, stop a write the bot still has not taken once the loop has
+        had its turns to finish one the bot took in time while the loop was busy."""
+        loop = asyncio.get_running_loop()
+        if self._write_done() or loop.time() < self._write_deadline:
+            return  # written, ended, or a later write with a deadline (and timer) of its own
+        if looks > 1:
+            loop.call_soon(self._last_write_look, looks - 1)
+        else:
+            self._stall()
+
+    def _last_look(self, waiter: asyncio.Future[Item | None], looks: int) -> None:
+        """Past the deadline, resolve the receiver to None once the loop has had its turns to
+        hand over an answer that came in time but found it busy."""
+        if waiter.done():
+            return
+        if looks > 1:
+            asyncio.get_running_loop().call_soon(self._last_look, waiter, looks - 1)
+        else:
+            waiter.set_result(None)
+
+
+def _identity(data: bytes) -> bytes:
+    """Requests are serialized before they are queued."""
+    return data
+
+
+class PlayStream(StreamReceiver):
+    """A bidirectional Play call on a ``grpc.aio`` channel: queued requests, written by the
+    receiver, and a response reader."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        """Start the call and its reader task (needs a running event loop)."""
+        super().__init__()
+        self._unsent: deque[bytes | None] = deque()
+        """Requests not written yet; None for the half-close."""
+        self._clock = loop_clock()
+        method = channel.stream_stream(PLAY_METHOD, request_serializer=_identity,
+                                       response_deserializer=None)
+        self._call = method()
         self._writing = False
         self._writer: asyncio.Task[object] | None = None
         """The task whose write is in progress."""
         self._unsticking = False
         """The arena cancelled the writer's wait itself (``_unstick``), not its caller."""
         self._stalled = False
-        self._asked = 0
-        """Requests queued that ask for a response."""
-        self._received = 0
         self._flooded = False
-        self._timer: asyncio.TimerHandle | None = None
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -160,7 +304,7 @@ class PlayStream:
                 self._deliver(raw, self._clock.arrival_ns())
             end = StreamEnd(grpc.StatusCode.OK, "")
         except grpc.aio.AioRpcError as error:
-            end = StreamEnd(error.code(), error.details() or "")
+            end = grpc_end(error.code(), error.details() or "")
         except asyncio.CancelledError:
             end = StreamEnd(grpc.StatusCode.CANCELLED, "cancelled by the arena")
         if self._stalled or self._flooded:
@@ -173,16 +317,6 @@ class PlayStream:
         self._flooded = True
         self._responses.clear()
         self._call.cancel()
-
-    def _deliver(self, item: bytes | StreamEnd, arrived_ns: int) -> bool:
-        """Give ``item``, which came at ``arrived_ns``, to the waiting receiver (True), or keep
-        it for the next one."""
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result((item, arrived_ns))
-            return True
-        self._responses.append((item, arrived_ns))
-        return False
 
     def send(self, payload: bytes, answered: bool = True) -> None:
         """Queue a serialized PlayRequest (the next receive writes it); ``answered``: it asks
@@ -201,22 +335,7 @@ class PlayStream:
         self._set_deadline(loop, timeout_s)
         if self._unsent:
             await self._flush()
-        if self._responses:
-            item, self.arrived_ns = self._responses.popleft()
-            return item
-        if timeout_s <= 0:
-            return None
-        if self._waiter is not None:
-            raise RuntimeError("the stream is already being received from")
-        waiter = self._waiter = loop.create_future()
-        try:
-            got = await waiter
-        finally:
-            self._waiter = None
-        if got is None:
-            return None
-        item, self.arrived_ns = got
-        return item
+        return await self._await_response(loop, timeout_s)
 
     @property
     def idle(self) -> bool:
@@ -231,11 +350,6 @@ class PlayStream:
         self._set_deadline(asyncio.get_running_loop(), timeout_s)
         if self._unsent:
             await self._flush()
-
-    def took_us(self) -> int:
-        """The time from writing the last request to when the last response received could
-        first be read, in microseconds (the event loop's lag left out)."""
-        return max(self.arrived_ns - self.sent_ns, 0) // 1000
 
     async def _flush(self) -> None:
         """Write the queued requests in order; a write that fails, or that the timer stops at
@@ -271,45 +385,20 @@ class PlayStream:
             unsent.clear()
             await asyncio.shield(self._reader)
 
-    def _set_deadline(self, loop: asyncio.AbstractEventLoop, timeout_s: float) -> None:
-        """Make ``timeout_s`` from now the deadline; the timer fires by then."""
-        now = loop.time()
-        deadline = self._deadline = now + max(timeout_s, 0.0)
-        self._write_deadline = max(deadline, now + WRITE_FLOOR_S)
-        timer = self._timer
-        if timer is None or timer.when() > deadline:
-            if timer is not None:
-                timer.cancel()
-            self._timer = loop.call_at(deadline, self._on_timer)
+    def _write_waits(self) -> bool:
+        """True while a write is in progress."""
+        return self._writing
 
-    def _on_timer(self) -> None:
-        """At the deadline, stop a write the bot does not take, or resolve a waiting receiver
-        to None; before it, wait on."""
-        self._timer = None
-        waiter = self._waiter
-        if not self._writing and (waiter is None or waiter.done()):
-            return
-        loop = asyncio.get_running_loop()
-        due = self._write_deadline if self._writing else self._deadline
-        if loop.time() < due:
-            self._timer = loop.call_at(due, self._on_timer)
-        elif self._writing:
-            loop.call_soon(self._last_write_look, LAST_LOOKS)
-        elif waiter is not None:
-            loop.call_soon(self._last_look, waiter, LAST_LOOKS)
+    def _write_done(self) -> bool:
+        """True when no write is in progress or the call has ended."""
+        return not self._writing or self._call.done()
 
-    def _last_write_look(self, looks: int) -> None:
-        """Past the write deadline, stop a write the bot still has not taken once the loop has
-        had its turns to finish one the bot took in time while the loop was busy."""
-        loop = asyncio.get_running_loop()
-        if not self._writing or self._call.done() or loop.time() < self._write_deadline:
-            return  # written, ended, or a later write with a deadline (and timer) of its own
-        if looks > 1:
-            loop.call_soon(self._last_write_look, looks - 1)
-        else:
-            self._stalled = True
-            self._call.cancel()
-            loop.call_later(WRITE_FLOOR_S, self._unstick)
+    def _stall(self) -> None:
+        """Cancel the call; its write ends as stalled (``_unstick`` wakes one gRPC left
+        waiting)."""
+        self._stalled = True
+        self._call.cancel()
+        asyncio.get_running_loop().call_later(WRITE_FLOOR_S, self._unstick)
 
     def _unstick(self) -> None:
         """Stop the wait of a write that the call's cancel left waiting: a call cancelled
@@ -321,46 +410,16 @@ class PlayStream:
             self._unsticking = True
             writer.cancel()
 
-    def _last_look(self, waiter: asyncio.Future[tuple[bytes | StreamEnd, int] | None],
-                   looks: int) -> None:
-        """Past the deadline, resolve the receiver to None once the loop has had its turns to
-        hand over an answer that came in time but found it busy."""
-        if waiter.done():
-            return
-        if looks > 1:
-            asyncio.get_running_loop().call_soon(self._last_look, waiter, looks - 1)
-        else:
-            waiter.set_result(None)
-
     async def close(self, grace_s: float) -> None:
         """Half-close, give the bot ``grace_s`` seconds to take what is queued and end its
         side (waiting as a receive does, on the stream's own timer; anything it still sends is
         dropped), then cancel."""
         self.finish()
         if grace_s > 0 and not self._reader.done():
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + grace_s
-            item: bytes | StreamEnd | None = b""
-            while isinstance(item, bytes) and self._waiter is None:  # drop what it still sends
-                item = await self.receive(deadline - loop.time())
+            await self._drain(grace_s)
         self._call.cancel()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._cancel_timer()
         if not self._reader.done():
             self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
-
-
-async def probe_end(channel: grpc.aio.Channel, wait_s: float) -> StreamEnd | None:
-    """How the bot ends a Play stream the arena writes nothing to, within ``wait_s`` seconds:
-    None when it waits for a request, as a bot should. With no write to race, gRPC keeps the
-    status of a stream the bot ends at once (oversized header metadata, say), which a write
-    racing that end can lose (``StreamEnd.lost``)."""
-    stream = PlayStream(channel)
-    try:
-        item = await stream.receive(wait_s)
-    finally:
-        await stream.close(0)
-    return item if isinstance(item, StreamEnd) else None

@@ -31,7 +31,8 @@ from agents.measure import MIB, p50_p99, peak_rss, seat_times_us
 from arena.agents import LocalProcessAgent
 from arena.agents.process import OUTPUT_BURST, OUTPUT_RATE
 from arena.agents.remote import MAX_MESSAGE_BYTES, PROBE_S, channel_options
-from arena.agents.stream import StreamEnd, probe_end
+from arena.agents.stream import StreamEnd
+from arena.agents.transport import probe_end
 from arena.games import load_game
 from arena.match.faults import FaultKind
 from arena.match.runner import run_deal

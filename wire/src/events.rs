@@ -2,7 +2,9 @@
 //! loop once for however many events have queued since it last looked.
 
 use bytes::Bytes;
-use tonic::transport::Channel;
+use std::sync::Arc;
+
+use crate::channel::Channel;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -23,7 +25,7 @@ pub enum Event {
     /// Every request queued on a stream has been taken by the transport, at that moment.
     Taken(u64, i64),
     /// A channel connected, or gave up (its error).
-    Ready(u64, Result<Channel, String>),
+    Ready(u64, Result<Arc<Channel>, String>),
 }
 
 /// The queue and its eventfd.

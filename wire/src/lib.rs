@@ -1,15 +1,15 @@
 //! ``cardarena_wire``: the arena's side of its bots' Play streams, compiled.
 //!
 //! A ``Hub`` belongs to one asyncio event loop. Its channels connect to bots (a Unix socket or
-//! ``host:port``) and its streams are Play calls on them, run by tonic on the process's one
-//! Tokio thread, which never takes the GIL: the loop writes a request by handing its bytes
+//! ``host:port``) and its streams are Play calls on them, run by h2 on the process's one Tokio
+//! thread, which never takes the GIL: the loop writes a request by handing its bytes
 //! over (``write``), and learns what happened from ``take_events`` when the hub's eventfd
 //! (``fileno``) is readable: responses with the moment they were read, ends of streams with
 //! their gRPC status, channels ready, and requests taken by the transport when asked.
 //! The arena's Python module ``arena.agents.native`` is the only user; its docstring has the
 //! rules (flood limit, stalls, the clock).
 
-mod codec;
+mod channel;
 mod events;
 mod runtime;
 mod stream;
@@ -21,10 +21,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
-use tonic::transport::Channel;
 
 use events::{Event, Events};
-use stream::{connect_until_ready, Limits, StreamSlot, Target};
+use channel::{Channel, Limits, Target};
+use stream::StreamSlot;
 
 /// The response, end, taken and ready events' kinds, as ``take_events`` gives them.
 const RESPONSE: u8 = 0;
@@ -33,8 +33,7 @@ const TAKEN: u8 = 2;
 const READY: u8 = 3;
 
 struct ChannelSlot {
-    limits: Limits,
-    channel: Option<Channel>,
+    channel: Option<Arc<Channel>>,
     connecting: Option<JoinHandle<()>>,
 }
 
@@ -81,10 +80,10 @@ impl Hub {
         let limits = Limits { max_message_bytes, max_metadata_bytes };
         let events = self.events.clone();
         let connecting = self.runtime.spawn(async move {
-            let channel = connect_until_ready(&target, limits, backoff_ms).await;
-            events.push(Event::Ready(id, channel));
+            let channel = Channel::connect(target, limits, backoff_ms).await;
+            events.push(Event::Ready(id, Ok(Arc::new(channel))));
         });
-        self.channels.insert(id, ChannelSlot { limits, channel: None, connecting: Some(connecting) });
+        self.channels.insert(id, ChannelSlot { channel: None, connecting: Some(connecting) });
         Ok(id)
     }
 
@@ -103,9 +102,8 @@ impl Hub {
             .ok_or_else(|| PyValueError::new_err(format!("no channel {channel}")))?;
         let connected = slot.channel.clone()
             .ok_or_else(|| PyValueError::new_err(format!("channel {channel} is not connected")))?;
-        let limits = slot.limits;
         let id = self.new_id();
-        let stream = StreamSlot::open(&self.runtime, self.events.clone(), id, connected, limits,
+        let stream = StreamSlot::open(&self.runtime, self.events.clone(), id, connected,
                                       unsolicited);
         self.streams.insert(id, stream);
         Ok(id)
@@ -217,7 +215,7 @@ impl Drop for Hub {
 
 /// A channel that has connected, as a ready event hands it to the loop.
 #[pyclass(module = "cardarena_wire", frozen)]
-struct ConnectedChannel(Channel);
+struct ConnectedChannel(Arc<Channel>);
 
 /// The module.
 #[pymodule]

@@ -74,7 +74,6 @@ class _Hub:
         """A hub whose events the loop reads when its eventfd is readable."""
         module = _module()
         self.wire: Any = module.Hub()
-        self.loop = loop
         self.streams: dict[int, NativeStream] = {}
         self.channels: dict[int, NativeChannel] = {}
         self._kinds = (module.RESPONSE, module.END, module.TAKEN, module.READY)
@@ -105,6 +104,8 @@ class _Hub:
 
 
 _HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
+"""Each live loop's hub (a hub holds no reference to its loop, so a loop that is gone takes
+its hub with it: its streams stopped, its eventfd closed)."""
 
 
 def _hub() -> _Hub:
@@ -127,7 +128,7 @@ class NativeChannel:
         first, longest = backoff_ms
         self.id: int = hub.wire.connect(target, max_message_bytes, max_metadata_bytes,
                                         (first, longest))
-        self._ready: asyncio.Future[None] = hub.loop.create_future()
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         hub.channels[self.id] = self
 
     def on_ready(self, value: object) -> None:
@@ -238,7 +239,7 @@ class NativeStream(StreamReceiver):
         """Wait for the taken event, unless every request is taken or the stream ended."""
         if self.ended is not None or self._wire.watch_taken(self.id):
             return
-        flusher = self._flusher = self._hub.loop.create_future()
+        flusher = self._flusher = asyncio.get_running_loop().create_future()
         try:
             await flusher
         finally:

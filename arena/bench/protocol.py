@@ -58,6 +58,7 @@ from typing import Any, NamedTuple
 import grpc
 
 from arena.agents.heap import settle_heap
+from arena.agents.transport import transport
 from arena.bench.launched import LaunchedSeat, launched_bots, launched_lanes
 from arena.bench.overhead import check_clean, measure_overhead
 from arena.bench.pingpong import LockStepClient, PingPongServers
@@ -393,6 +394,7 @@ def run_protocol_bench(game_id: str = DEFAULT_GAME, players: int | None = None,
         "throughput": throughput,
         "clock": under_load,
         "rounds": rounds,
+        "transport": transport(),
         "round_trips": {"arena": len(latency.arena_us), "raw": len(latency.raw_us),
                         "bot": len(latency.bot_us)},
         "round_medians_us": {"arena": latency.arena_medians, "raw": latency.raw_medians,

@@ -30,7 +30,7 @@ from agents.measure import MIB, p50_p99, peak_rss, seat_times_us
 
 from arena.agents import LocalProcessAgent
 from arena.agents.process import OUTPUT_BURST, OUTPUT_RATE
-from arena.agents.remote import MAX_MESSAGE_BYTES, PROBE_S, channel_options
+from arena.agents.remote import MAX_MESSAGE_BYTES, PROBE_S, connect_bot
 from arena.agents.stream import StreamEnd
 from arena.agents.transport import probe_end
 from arena.games import load_game
@@ -87,7 +87,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[case.mode for case in CASES])
 def test_a_flooding_bot_is_stopped_with_a_fault_and_the_arena_stays_small(
-        case: Case, tmp_path: Path, temp_root: Path) -> None:
+        case: Case, tmp_path: Path, temp_root: Path, transport: str) -> None:
     hostile = KeptBotSeat(flood_bot(tmp_path / case.mode, case.mode), temp_root)
     with peak_rss() as memory:
         deal = run_deal(BRISCOLA, SEED, [thinker(tmp_path, temp_root), hostile], CONTROL)
@@ -149,7 +149,8 @@ def test_a_bot_beside_a_flooder_decides_as_fast_as_beside_a_quiet_bot(
 
 @pytest.mark.parametrize("mode, ends", [("metadata", True), ("trailers", False)])
 def test_a_silent_probe_learns_how_a_bot_ends_a_stream_at_once(mode: str, ends: bool,
-                                                               temp_root: Path) -> None:
+                                                               temp_root: Path,
+                                                               transport: str) -> None:
     """The probe the arena opens when gRPC lost a stream's status (``probe_end``): a bot that
     sends oversized metadata as the stream opens is caught by it, one that waits is not."""
     address = f"unix:{temp_root / 'bot.sock'}"
@@ -162,13 +163,17 @@ def test_a_silent_probe_learns_how_a_bot_ends_a_stream_at_once(mode: str, ends: 
         bot.wait(10)
     if ends:
         assert end is not None and end.code == grpc.StatusCode.RESOURCE_EXHAUSTED, end
-        assert "metadata size" in end.details
+        assert "metadata size" in end.details and end.oversized_metadata
     else:
         assert end is None
 
 
 async def probe(address: str) -> StreamEnd | None:
-    """``probe_end`` on a channel to ``address``, once the bot listens."""
-    async with grpc.aio.insecure_channel(address, channel_options(MAX_MESSAGE_BYTES)) as channel:
+    """``probe_end`` on a channel to ``address`` (the transport chosen), once the bot
+    listens."""
+    channel = connect_bot(address, MAX_MESSAGE_BYTES)
+    try:
         await asyncio.wait_for(channel.channel_ready(), 20)
         return await probe_end(channel, PROBE_S)
+    finally:
+        await channel.close()

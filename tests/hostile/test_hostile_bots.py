@@ -1,4 +1,5 @@
-"""Hostile bots against the random policy at 2-seat briscola, in both seat orders.
+"""Hostile bots against the random policy at 2-seat briscola, in both seat orders, on both
+transports of bots' streams (the compiled one and the grpc.aio reference).
 
 Each bot folder under ``bots/`` misbehaves in one way. For each, the test checks the hostile
 seat's reason code, its faults and strikes in the record, that the opponent ended OK with its
@@ -141,7 +142,8 @@ def assert_opponent_stands(deal: DealResult, other: int) -> None:
 
 @pytest.mark.parametrize("seat", [0, 1], ids=["hostile-first", "hostile-second"])
 @pytest.mark.parametrize("case", CASES, ids=[case.bot for case in CASES])
-def test_a_hostile_bot_gets_its_verdict(case: Case, seat: int, temp_root: Path) -> None:
+def test_a_hostile_bot_gets_its_verdict(case: Case, seat: int, temp_root: Path,
+                                        transport: str) -> None:
     hostile = KeptBotSeat(BOTS / case.bot, temp_root)
     other = 1 - seat
     deal = run_deal(BRISCOLA, SEED, seats_for(hostile, seat), case.control)

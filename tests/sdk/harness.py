@@ -28,11 +28,14 @@ CALL_TIMEOUT_S = 30.0
 """The deadline of one Play stream in the tests."""
 
 CHANNEL_OPTIONS = [
+    ("grpc.default_authority", "localhost"),
     ("grpc.initial_reconnect_backoff_ms", 50),
     ("grpc.min_reconnect_backoff_ms", 50),
     ("grpc.max_reconnect_backoff_ms", 200),
 ]
-"""Retry connecting quickly while a freshly started bot is still importing."""
+"""Retry connecting quickly while a freshly started bot is still importing; ``localhost`` as
+the HTTP/2 authority, as the arena sends it (over a Unix socket gRPC would send the socket's
+path, which the compiled server, like other HTTP/2 servers, refuses as malformed)."""
 
 
 def bot_env(address: str | None) -> dict[str, str]:

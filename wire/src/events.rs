@@ -26,6 +26,12 @@ pub enum Event {
     Taken(u64, i64),
     /// A channel connected, or gave up (its error).
     Ready(u64, Result<Arc<Channel>, String>),
+    /// A served Play stream opened.
+    Opened(u64),
+    /// A request on a served stream.
+    Request(u64, Bytes),
+    /// A served stream's client half-closed it (true) or stopped it (false).
+    Closed(u64, bool),
 }
 
 /// The queue and its eventfd.

@@ -12,18 +12,21 @@
 mod channel;
 mod events;
 mod runtime;
+mod server;
 mod stream;
 
+use bytes::Bytes;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::runtime::Runtime;
-use tokio::task::JoinHandle;
+use tokio::task::{AbortHandle, JoinHandle};
 
 use events::{Event, Events};
 use channel::{Channel, Limits, Target};
+use server::{serve_connection, Out, Served};
 use stream::StreamSlot;
 
 /// The response, end, taken and ready events' kinds, as ``take_events`` gives them.
@@ -31,6 +34,10 @@ const RESPONSE: u8 = 0;
 const END: u8 = 1;
 const TAKEN: u8 = 2;
 const READY: u8 = 3;
+/// A served stream's opened, request and closed events' kinds.
+const OPENED: u8 = 4;
+const REQUEST: u8 = 5;
+const CLOSED: u8 = 6;
 
 struct ChannelSlot {
     channel: Option<Arc<Channel>>,
@@ -182,29 +189,38 @@ impl Hub {
     /// stream, (code, details, flags), when, 0), requests taken (2, stream, None, when, 0), a
     /// channel ready (3, channel, ConnectedChannel or the error's text, 0, 0).
     fn take_events<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        let events = self.events.take();
-        let mut taken = Vec::with_capacity(events.len());
-        for event in events {
-            let item = match event {
-                Event::Response(id, data, ns, sent_ns) =>
-                    (RESPONSE, id, PyBytes::new(py, &data).into_any(), ns, sent_ns)
-                        .into_pyobject(py)?,
-                Event::End(id, code, details, flags, ns) =>
-                    (END, id, (code, details, flags).into_pyobject(py)?.into_any(), ns, 0i64)
-                        .into_pyobject(py)?,
-                Event::Taken(id, ns) =>
-                    (TAKEN, id, py.None().into_bound(py), ns, 0i64).into_pyobject(py)?,
-                Event::Ready(id, Ok(channel)) =>
-                    (READY, id, Bound::new(py, ConnectedChannel(channel))?.into_any(), 0i64, 0i64)
-                        .into_pyobject(py)?,
-                Event::Ready(id, Err(error)) =>
-                    (READY, id, error.into_pyobject(py)?.into_any(), 0i64, 0i64)
-                        .into_pyobject(py)?,
-            };
-            taken.push(item);
-        }
-        Ok(taken)
+        events_tuples(py, &self.events)
     }
+}
+
+/// The events queued, as Python tuples ``(kind, id, value, ns, sent_ns)``.
+fn events_tuples<'py>(py: Python<'py>, events: &Events) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let queued = events.take();
+    let mut tuples = Vec::with_capacity(queued.len());
+    for event in queued {
+        let none = || py.None().into_bound(py);
+        let item = match event {
+            Event::Response(id, data, ns, sent_ns) =>
+                (RESPONSE, id, PyBytes::new(py, &data).into_any(), ns, sent_ns).into_pyobject(py)?,
+            Event::End(id, code, details, flags, ns) =>
+                (END, id, (code, details, flags).into_pyobject(py)?.into_any(), ns, 0i64)
+                    .into_pyobject(py)?,
+            Event::Taken(id, ns) => (TAKEN, id, none(), ns, 0i64).into_pyobject(py)?,
+            Event::Ready(id, Ok(channel)) =>
+                (READY, id, Bound::new(py, ConnectedChannel(channel))?.into_any(), 0i64, 0i64)
+                    .into_pyobject(py)?,
+            Event::Ready(id, Err(error)) =>
+                (READY, id, error.into_pyobject(py)?.into_any(), 0i64, 0i64).into_pyobject(py)?,
+            Event::Opened(id) => (OPENED, id, none(), 0i64, 0i64).into_pyobject(py)?,
+            Event::Request(id, data) =>
+                (REQUEST, id, PyBytes::new(py, &data).into_any(), 0i64, 0i64).into_pyobject(py)?,
+            Event::Closed(id, half) =>
+                (CLOSED, id, half.into_pyobject(py)?.to_owned().into_any(), 0i64, 0i64)
+                    .into_pyobject(py)?,
+        };
+        tuples.push(item);
+    }
+    Ok(tuples)
 }
 
 impl Drop for Hub {
@@ -217,11 +233,149 @@ impl Drop for Hub {
 #[pyclass(module = "cardarena_wire", frozen)]
 struct ConnectedChannel(Arc<Channel>);
 
+/// A bot's gRPC server of Play streams: their requests are events, the loop answers.
+#[pyclass(module = "cardarena_wire")]
+struct Server {
+    runtime: Arc<Runtime>,
+    events: Arc<Events>,
+    served: Arc<Served>,
+    accepting: Option<JoinHandle<()>>,
+    connections: Arc<Mutex<Vec<AbortHandle>>>,
+    pid: u32,
+}
+
+impl Server {
+    fn accept_with<L, F, T>(&mut self, listener: L, accept: F)
+    where
+        L: Send + 'static,
+        F: Fn(&L) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<T>> + Send + '_>>
+            + Send + 'static,
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let served = self.served.clone();
+        let connections = self.connections.clone();
+        let runtime = self.runtime.clone();
+        self.accepting = Some(self.runtime.spawn(async move {
+            while let Ok(io) = accept(&listener).await {
+                let task = runtime.spawn(serve_connection(io, served.clone()));
+                let mut kept = connections.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                kept.retain(|handle| !handle.is_finished());
+                kept.push(task.abort_handle());
+            }
+        }));
+    }
+}
+
+#[pymethods]
+impl Server {
+    #[new]
+    fn new() -> PyResult<Self> {
+        let runtime = runtime::runtime().map_err(|error| PyOSError::new_err(error.to_string()))?;
+        let events = Arc::new(Events::new().map_err(|error| PyOSError::new_err(error.to_string()))?);
+        Ok(Server { runtime, served: Arc::new(Served::new(events.clone())), events,
+                    accepting: None, connections: Arc::new(Mutex::new(Vec::new())),
+                    pid: std::process::id() })
+    }
+
+    /// The eventfd that is readable when events wait.
+    fn fileno(&self) -> i32 {
+        self.events.fd()
+    }
+
+    /// Listen on a Unix socket at ``path`` (which must not exist).
+    fn listen_unix(&mut self, path: &str) -> PyResult<()> {
+        let listener = std::os::unix::net::UnixListener::bind(path)
+            .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+            .map_err(|error| PyOSError::new_err(format!("cannot listen on unix:{path}: {error}")))?;
+        let listener = {
+            let _entered = self.runtime.enter();
+            tokio::net::UnixListener::from_std(listener)
+                .map_err(|error| PyOSError::new_err(error.to_string()))?
+        };
+        self.accept_with(listener, |listener| Box::pin(async move {
+            listener.accept().await.map(|(stream, _)| stream)
+        }));
+        Ok(())
+    }
+
+    /// Listen on TCP at ``address`` (``host:port``, port 0 for any); the port bound.
+    fn listen_tcp(&mut self, address: &str) -> PyResult<u16> {
+        let listener = std::net::TcpListener::bind(address)
+            .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+            .map_err(|error| PyOSError::new_err(format!("cannot listen on {address}: {error}")))?;
+        let port = listener.local_addr().map_err(|error| PyOSError::new_err(error.to_string()))?
+            .port();
+        let listener = {
+            let _entered = self.runtime.enter();
+            tokio::net::TcpListener::from_std(listener)
+                .map_err(|error| PyOSError::new_err(error.to_string()))?
+        };
+        self.accept_with(listener, |listener| Box::pin(async move {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            Ok(stream)
+        }));
+        Ok(port)
+    }
+
+    /// Send a response's bytes on a stream; False when the stream is gone.
+    fn send(&self, stream: u64, data: &[u8]) -> bool {
+        self.served.send(stream, Out::Message(Bytes::copy_from_slice(data)))
+    }
+
+    /// End a stream with a gRPC status.
+    fn finish(&self, stream: u64, code: i32, details: &str) -> bool {
+        self.served.send(stream, Out::Finish(code, details.to_string()))
+    }
+
+    /// Served streams still open.
+    fn open_streams(&self) -> usize {
+        self.served.streams.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
+    }
+
+    /// Stop taking connections (open ones go on).
+    fn stop_listening(&mut self) {
+        if let Some(accepting) = self.accepting.take() {
+            accepting.abort();
+        }
+    }
+
+    /// Stop everything: listening, connections and their streams.
+    fn close(&mut self) {
+        if self.pid != std::process::id() {
+            return;
+        }
+        self.stop_listening();
+        for handle in self.connections.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+            .drain(..)
+        {
+            handle.abort();
+        }
+    }
+
+    /// The events since the last call, as ``(kind, id, value, 0, 0)``: a stream opened (4,
+    /// stream, None), a request (5, stream, bytes), a stream closed (6, stream, True for the
+    /// client's half-close, False when it stopped or broke the call).
+    fn take_events<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        events_tuples(py, &self.events)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 /// The module.
 #[pymodule]
 fn cardarena_wire(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Hub>()?;
     module.add_class::<ConnectedChannel>()?;
+    module.add_class::<Server>()?;
+    module.add("OPENED", OPENED)?;
+    module.add("REQUEST", REQUEST)?;
+    module.add("CLOSED", CLOSED)?;
     module.add("FLOODED", events::FLOODED)?;
     module.add("OVERSIZED_MESSAGE", events::OVERSIZED_MESSAGE)?;
     module.add("OVERSIZED_METADATA", events::OVERSIZED_METADATA)?;

@@ -1,7 +1,8 @@
 """The gRPC server of a bot: one Bot instance per match, each match on a Play stream (the
 next match of the same arena may come on the same stream after MatchEnd).
 
-The server is ``grpc.aio``'s, on one event loop in a thread of its own that serves every
+The server is the compiled transport's when it is installed (``native_server``), else
+``grpc.aio``'s; either runs on one event loop in a thread of its own that serves every
 ``BotServer`` of the process. ``Bot.act`` runs on that loop, so a process that plays several
 matches at once (``matches_at_once``) takes their decisions one after another: handing each
 message to a thread of its own cost a bot more CPU than the decision of a quick bot, and a bot
@@ -40,6 +41,7 @@ from cardarena_sdk.answer import (
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.decode import ObservationDecoder
 from cardarena_sdk.match import MatchInfo
+from cardarena_sdk.native_server import NativeServer, native_serving
 from cardarena_sdk.request import Request
 
 BotSource = type[Bot] | Callable[[], Any] | Bot
@@ -197,6 +199,31 @@ class _Stream:
             self.crash(exc, "on_match_end")
 
 
+class Session:
+    """One Play stream's matches in turn, each with a fresh Bot: every message answered by the
+    stream's current match (a ``StreamAborted`` ends the stream)."""
+
+    def __init__(self, factory: Callable[[], Any], name: str) -> None:
+        """No match yet."""
+        self.factory = factory
+        self.name = name
+        self.stream = _Stream(factory, name, RAISE_ABORTED)
+
+    def handle(self, message: pb.PlayRequest) -> pb.PlayResponse | bytes | None:
+        """Ready for MatchStart, a Decision's bytes for a DecisionRequest, None for MatchEnd
+        (the next match on the stream gets a fresh Bot)."""
+        which = message.WhichOneof("message")
+        if which == "decision_request":
+            return self.stream.decide(message.decision_request)
+        if which == "match_start":
+            return self.stream.start(message.match_start)
+        if which == "match_end":
+            self.stream.end(message.match_end)
+            self.stream = _Stream(self.factory, self.name, RAISE_ABORTED)
+            return None
+        self.stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+
+
 class AgentServicer(agent_grpc.AgentServiceServicer):
     """Plays each Play stream with a fresh Bot from the factory."""
 
@@ -205,25 +232,22 @@ class AgentServicer(agent_grpc.AgentServiceServicer):
         self.factory = bot_factory(source)
         self.name = source_name(source)
 
+    def session(self) -> Session:
+        """The session of a new stream."""
+        return Session(self.factory, self.name)
+
     async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
                    context: grpc.aio.ServicerContext[pb.PlayRequest, bytes]
                    ) -> AsyncIterator[pb.PlayResponse | bytes]:
         """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes);
         after MatchEnd, wait for the next match on the stream (a fresh Bot) until the arena
         closes its side (Ready says ``keeps_stream``)."""
-        stream = _Stream(self.factory, self.name, RAISE_ABORTED)
+        session = self.session()
         try:
             async for message in request_iterator:
-                which = message.WhichOneof("message")
-                if which == "decision_request":
-                    yield stream.decide(message.decision_request)
-                elif which == "match_start":
-                    yield stream.start(message.match_start)
-                elif which == "match_end":
-                    stream.end(message.match_end)
-                    stream = _Stream(self.factory, self.name, RAISE_ABORTED)
-                else:
-                    stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
+                answer = session.handle(message)
+                if answer is not None:
+                    yield answer
         except StreamAborted as aborted:
             await context.abort(aborted.code, aborted.details)
 
@@ -272,7 +296,7 @@ class BotServer:
         self.name = source_name(source)
         self.servicer = AgentServicer(source)
         self.bound: str | None = None
-        self._server: grpc.aio.Server | None = None
+        self._server: grpc.aio.Server | NativeServer | None = None
 
     def start(self) -> str:
         """Listen and serve on the serving loop; return the address bound."""
@@ -286,8 +310,12 @@ class BotServer:
             self.bound = f"{host}:{port}"
         return self.bound
 
-    async def _listen(self) -> tuple[grpc.aio.Server, int]:
-        """A started server on the address and the port it bound."""
+    async def _listen(self) -> tuple[grpc.aio.Server | NativeServer, int]:
+        """A started server on the address and the port it bound: the compiled transport's
+        when it is installed (``native_server``), else grpc.aio's."""
+        if native_serving():
+            native = NativeServer(self.servicer.session, log)
+            return native, await native.listen(self.address)
         options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
         server = grpc.aio.server(options=options)
         add_servicer(self.servicer, server)

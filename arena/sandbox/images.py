@@ -31,7 +31,7 @@ from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError, ImageNotFound
 from arena.sandbox.refs import is_pinned, repository_of
 from arena.sandbox.rootfs import build_root
-from arena.sandbox.wheels import collect_wheels, download_wheels
+from arena.sandbox.wheels import WIRE_PACKAGE, collect_wheels, download_wheels
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ FROM {root} AS venv
 COPY wheels /tmp/wheels
 RUN python3 -m venv /opt/venv \\
  && /opt/venv/bin/pip install --no-index --no-cache-dir --disable-pip-version-check \\
-      --find-links /tmp/wheels card-arena-engine cardarena-sdk \\
+      --find-links /tmp/wheels card-arena-engine cardarena-sdk{compiled} \\
  && rm -f /opt/venv/lib/python3*/site-packages/distutils-precedence.pth
 
 FROM {root}
@@ -247,9 +247,13 @@ def build_base(*, variant: str = PYTHON.name, rebuild: bool = False, mirror: str
     ensure_root(root_image, rebuild=rebuild, mirror=mirror, progress=say)
     with tempfile.TemporaryDirectory(prefix="cardarena-base-") as scratch:
         context = Path(scratch)
-        collect_wheels(context / "wheels", project=project, progress=say)
-        (context / DOCKERFILE).write_text(BASE_DOCKERFILE.format(root=root_image, uid=BOT_UID),
-                                          encoding="utf-8")
+        wheels = collect_wheels(context / "wheels", project=project, progress=say)
+        compiled = any(wheel.name.startswith(WIRE_PACKAGE.replace("-", "_") + "-")
+                       for wheel in wheels)
+        (context / DOCKERFILE).write_text(
+            BASE_DOCKERFILE.format(root=root_image, uid=BOT_UID,
+                                   compiled=f" {WIRE_PACKAGE}" if compiled else ""),
+            encoding="utf-8")
         say(f"building {tag} on {root_image} (no network)")
         image_id = run_build(context, tag=tag, what="the base image", timeout_s=timeout_s,
                              labels={labels.SANDBOX: "1"}, progress=say)

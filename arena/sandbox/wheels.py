@@ -30,6 +30,10 @@ ENGINE_FOLDER = Path("engine")
 ENGINE_SOURCES = (Path("arena"), Path("proto"))
 """The folders the engine's files come from (``arena/protocol/agent.proto`` links to ``proto``)."""
 SDK_FOLDER = Path("sdk") / "python"
+WIRE_FOLDER = Path("wire")
+"""The compiled transport (Rust, built by maturin with cargo): bots in the image serve through
+it when its wheel is there, and through grpc.aio otherwise."""
+WIRE_PACKAGE = "cardarena-wire"
 PYTHON_VERSION = "3.11"
 """The Python of the base image (Debian bookworm's ``python3``)."""
 
@@ -43,7 +47,7 @@ FIXED_EPOCH = "315532800"
 """``SOURCE_DATE_EPOCH`` for the local wheels, so unchanged sources give identical bytes."""
 
 SKIPPED = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
-                                 "__pycache__", ".*_cache", "node_modules")
+                                 "__pycache__", ".*_cache", "node_modules", "target")
 """What is left out when the sources are copied to build a wheel."""
 
 SAVED_LINE = re.compile(r"^(?:Saved|File was already downloaded) (?P<path>\S+\.whl)\s*$")
@@ -80,7 +84,17 @@ def collect_wheels(dest: Path, *, project: Path | None = None,
                                 alongside=ENGINE_SOURCES),
              _build_local_wheel(source, SDK_FOLDER, cache, progress)]
     needed = _download([str(wheel) for wheel in local], cache, progress)
-    return _copy_wheels({*local, *needed}, dest)
+    return _copy_wheels({*local, *needed, *_compiled_wheels(source, cache, progress)}, dest)
+
+
+def _compiled_wheels(root: Path, cache: Path, progress: Progress) -> list[Path]:
+    """The compiled transport's wheel (no dependencies of its own), or none without cargo."""
+    if not (root / WIRE_FOLDER / "Cargo.toml").is_file():
+        return []
+    if shutil.which("cargo") is None:
+        progress("cargo is not installed: the image's bots will serve through grpc.aio")
+        return []
+    return [_build_local_wheel(root, WIRE_FOLDER, cache, progress)]
 
 
 def download_wheels(requirements: Sequence[str], dest: Path, *,
@@ -160,6 +174,7 @@ def _download(requirements: list[str], cache: Path, progress: Progress) -> list[
 def _run(command: list[str], what: str, *, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run a pip command with a fixed source date; raise ``BuildError`` on failure if asked."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": FIXED_EPOCH, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.setdefault("CARGO_TARGET_DIR", str(wheel_cache().parent / "cargo-target"))
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if check and result.returncode != 0:
         log = (result.stdout + result.stderr).strip()

@@ -184,6 +184,12 @@ def test_base_image_runs_the_sdk_as_the_bot_user(docker_required: Any, base_imag
                                  "python -m pip --version >/dev/null && echo pip"],
         network_mode="none", remove=True, labels={labels.SANDBOX: "1"})
     assert started.decode().split()[1:] == ["False", "pip"], "no start-up hook, pip kept"
+    serving = client.containers.run(
+        BASE_IMAGE, ["python", "-c", "from cardarena_sdk.native_server import native_serving; "
+                                     "print(native_serving())"],
+        network_mode="none", remove=True, labels={labels.SANDBOX: "1"})
+    assert serving.decode().split() == [str(shutil.which("cargo") is not None)], (
+        "bots in the image serve through the compiled transport when cargo built it")
     assert config["Labels"][labels.SANDBOX] == "1"
 
 

@@ -94,7 +94,7 @@ def _compiled_wheels(root: Path, cache: Path, progress: Progress) -> list[Path]:
     if shutil.which("cargo") is None:
         progress("cargo is not installed: the image's bots will serve through grpc.aio")
         return []
-    return [_build_local_wheel(root, WIRE_FOLDER, cache, progress)]
+    return [_build_local_wheel(root, WIRE_FOLDER, cache, progress, backend="maturin")]
 
 
 def download_wheels(requirements: Sequence[str], dest: Path, *,
@@ -118,9 +118,11 @@ def _copy_wheels(wheels: set[Path], dest: Path) -> list[Path]:
 
 
 def build_local_wheel(root: Path, folder: Path, out: Path, *,
-                      alongside: tuple[Path, ...] = ()) -> Path:
+                      alongside: tuple[Path, ...] = (), backend: str = "setuptools") -> Path:
     """Build the wheel of the project ``root/folder`` into ``out``, from a clean copy of it and
-    of the ``alongside`` folders its sources come from (kept at the same places relative to it).
+    of the ``alongside`` folders its sources come from (kept at the same places relative to it);
+    with the installed build ``backend`` when there is one, else in pip's isolated build
+    environment.
     """
     source = root / folder
     with tempfile.TemporaryDirectory(prefix="cardarena-src-") as scratch:
@@ -130,7 +132,7 @@ def build_local_wheel(root: Path, folder: Path, out: Path, *,
         copy = tree / folder
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
                    "--wheel-dir", str(out), str(copy)]
-        if importlib.util.find_spec("setuptools") is not None:
+        if importlib.util.find_spec(backend) is not None:
             command.insert(5, "--no-build-isolation")
         _run(command, f"building the wheel of {source}")
     built = sorted(out.glob("*.whl"))
@@ -140,11 +142,12 @@ def build_local_wheel(root: Path, folder: Path, out: Path, *,
 
 
 def _build_local_wheel(root: Path, folder: Path, cache: Path, progress: Progress, *,
-                       alongside: tuple[Path, ...] = ()) -> Path:
+                       alongside: tuple[Path, ...] = (), backend: str = "setuptools") -> Path:
     """Build one local project's wheel and put it into the cache."""
     progress(f"building the wheel of {root / folder}")
     with tempfile.TemporaryDirectory(prefix="cardarena-wheel-") as scratch:
-        built = build_local_wheel(root, folder, Path(scratch), alongside=alongside)
+        built = build_local_wheel(root, folder, Path(scratch), alongside=alongside,
+                                  backend=backend)
         target = cache / built.name
         shutil.copyfile(built, target)
         return target

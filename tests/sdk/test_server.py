@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import os
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from cardarena_sdk import Bot, BotServer, MatchInfo, Request
 from cardarena_sdk.address import AddressError
 from cardarena_sdk.answer import serialize_response
+from cardarena_sdk.native_server import TRANSPORT_ENV, NativeServer, native_serving
 from cardarena_sdk.server import BotSource, _Stream
 
 from arena.games import ActionKind, load_game
@@ -25,9 +27,16 @@ from .harness import Conversation, connect, play_match, start_message
 Serve = Callable[[BotSource], grpc.Channel]
 
 
-@pytest.fixture
-def serve_bot(tmp_path: Path) -> Iterator[Serve]:
-    """Start in-process bot servers on fresh sockets; stop them and close channels after."""
+@pytest.fixture(params=["native", "grpc"])
+def serve_bot(tmp_path: Path, request: pytest.FixtureRequest,
+              monkeypatch: pytest.MonkeyPatch) -> Iterator[Serve]:
+    """Start in-process bot servers on fresh sockets, on each server in turn (the compiled
+    transport's and grpc.aio's); stop them and close channels after."""
+    if request.param == "native" and not native_serving():
+        if os.environ.get("CI") == "true":
+            pytest.fail("the compiled transport (wire/) is not installed")
+        pytest.skip("the compiled transport (wire/) is not installed")
+    monkeypatch.setenv(TRANSPORT_ENV, request.param)
     servers: list[BotServer] = []
     channels: list[grpc.Channel] = []
     counter = itertools.count()
@@ -359,3 +368,24 @@ def test_random_answers_are_the_same_draws() -> None:
         expected = reference.choice(legal).id
         assert pb.PlayResponse.FromString(data).decision.action_id == expected
     assert rng.getstate() == reference.getstate()
+
+
+@pytest.mark.parametrize("transport", ["native", "grpc"])
+def test_the_transport_chooses_the_server(transport: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``CARDARENA_TRANSPORT=grpc`` serves with grpc.aio; otherwise the compiled transport
+    serves when it is installed."""
+    if transport == "native" and not native_serving():
+        if os.environ.get("CI") == "true":
+            pytest.fail("the compiled transport (wire/) is not installed")
+        pytest.skip("the compiled transport (wire/) is not installed")
+    monkeypatch.setenv(TRANSPORT_ENV, transport)
+    with BotServer(FirstLegal, f"unix:{tmp_path}/bot.sock") as server:
+        kind = NativeServer if transport == "native" else grpc.aio.Server
+        assert isinstance(server._server, kind)
+        stream = Conversation(connect(server.address.target))
+        start, request = first_request()
+        assert stream.ask(start).ready.bot_name == "first"
+        assert stream.ask(request).decision.action_id == (
+            request.decision_request.legal_actions[0].id)
+        assert stream.finish() == []

@@ -148,16 +148,32 @@ class DockerSeat:
                            command=self.command)
 
 
-def pin_to_cores(seats: Sequence[SeatSpec], cores: Sequence[int] | None = None
-                 ) -> list[SeatSpec]:
+HOST_MATCHES_ENV = "CARDARENA_HOST_MATCHES"
+"""How many matches this host may play at once (set by the local pool and ``arena worker``
+for their workers; 1 when unset)."""
+
+
+def host_matches() -> int:
+    """The matches this host may play at once, as ``CARDARENA_HOST_MATCHES`` says (at least
+    1; 1 when it is unset or not a number)."""
+    text = os.environ.get(HOST_MATCHES_ENV, "").strip()
+    return max(1, int(text)) if text.isdigit() else 1
+
+
+def pin_to_cores(seats: Sequence[SeatSpec], cores: Sequence[int] | None = None,
+                 matches: int | None = None) -> list[SeatSpec]:
     """The seats with each Docker seat pinned to a core of its own, in seat order, when the
-    machine (``cores``: this process's usable cores by default) has one for each of them and
-    at least two; other seats, and every seat when cores are short, are left as they are."""
+    machine (``cores``: this process's usable cores by default) has one for each Docker seat
+    of every match it may play at once (``matches``: ``host_matches()`` by default) and at
+    least two; other seats, and every seat when cores are short, are left as they are (under
+    their CPU quotas): matches at once pinned to shared cores would wait for each other's
+    seats while a core stays idle."""
     usable = sorted(os.sched_getaffinity(0)) if cores is None else list(cores)
     docker = [index for index, seat in enumerate(seats)
               if isinstance(seat, DockerSeat) and seat.cpuset is None]
     pinned = list(seats)
-    if not docker or len(usable) < max(2, len(docker)):
+    at_once = host_matches() if matches is None else max(1, matches)
+    if not docker or len(usable) < max(2, len(docker) * at_once):
         return pinned
     for core, index in zip(usable, docker, strict=False):
         pinned[index] = replace(cast(DockerSeat, seats[index]), cpuset=str(core))

@@ -34,6 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
+from arena.agents.seats import HOST_MATCHES_ENV
 from arena.league.interrupt import ctrl_c_noted
 from arena.league.run_match import (
     DEFAULT_LEASE_S,
@@ -116,10 +117,12 @@ ProgressHook = Callable[[LeagueStatus, dict[str, list[tuple[str, float]]], str],
 """Called with the league's status, the leaders per game and a note, as matches finish."""
 
 
-def _worker_init(reuse_bots: bool) -> None:
+def _worker_init(reuse_bots: bool, workers: int = 1) -> None:
     """Set up a pool worker: it dies with the run (``die_with_parent``); Ctrl-C is for the
     parent, which stops workers with SIGTERM; a SIGTERM stops the worker's bots (the match
-    runner does it for a match without the pool), then the worker."""
+    runner does it for a match without the pool), then the worker. Its matches know that
+    ``workers`` may be played at once on this host (``pin_to_cores``)."""
+    os.environ[HOST_MATCHES_ENV] = str(workers)
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if reuse_bots:
@@ -164,7 +167,7 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
                 executor = ProcessPoolExecutor(max_workers=workers,
                                                mp_context=get_context("spawn"),
                                                initializer=_worker_init,
-                                               initargs=(reuse_bots,))
+                                               initargs=(reuse_bots, workers))
                 try:
                     runner.run(executor, workers, limit, summary)
                 except BrokenProcessPool:

@@ -28,6 +28,7 @@ from typing import Any
 
 from celery.signals import after_setup_logger, after_setup_task_logger
 
+from arena.agents.seats import HOST_MATCHES_ENV
 from arena.league.celery_app import (
     DEFAULT_LEASE_S,
     DEFAULT_MATCH_TIME_LIMIT_S,
@@ -154,6 +155,7 @@ def start_workers(broker: str, db: str | None = None, concurrency: int = 1,
         janitor = start_janitor("arena worker")
     except JanitorSettingError as error:
         raise DistributionError(str(error)) from None
+    os.environ[HOST_MATCHES_ENV] = str(concurrency)  # inherited by the workers' matches
     try:
         return run_worker(settings) if concurrency == 1 else run_workers(settings, concurrency)
     finally:

@@ -17,8 +17,9 @@ import pytest
 
 from arena.agents import DockerAgent, DockerSeat, PolicySeat
 from arena.agents.container import log_time_ns
-from arena.agents.seats import pin_to_cores
+from arena.agents.seats import HOST_MATCHES_ENV, host_matches, pin_to_cores
 from arena.games import load_game
+from arena.league import local
 from arena.match.results import DuplicateResult
 from arena.match.runner import run_duplicate
 from arena.match.timecontrol import TimeControl
@@ -298,6 +299,35 @@ def test_docker_seats_are_pinned_to_a_core_each_when_there_are_enough() -> None:
     assert pin_to_cores([docker], cores=[0]) == [docker]
     chosen = DockerSeat(image, cpuset="1")
     assert pin_to_cores([chosen, docker], cores=[0, 1])[0] is chosen
+
+
+def test_seats_are_not_pinned_when_the_host_s_matches_at_once_would_share_cores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two matches at once of two Docker seats each need four cores to pin; on two, each
+    seat runs under its CPU quota on any core (pinned, the two matches' seats would queue on
+    one core while the other idles)."""
+    image = BotImage("cardarena-bot/x:1", "sha256:" + "0" * 64, "x", "1", ("*",))
+    docker = DockerSeat(image)
+    assert pin_to_cores([docker, docker], cores=[0, 1], matches=2) == [docker, docker]
+    pinned = pin_to_cores([docker, docker], cores=[0, 1, 2, 3], matches=2)
+    assert [getattr(seat, "cpuset", None) for seat in pinned] == ["0", "1"]
+    monkeypatch.setenv(HOST_MATCHES_ENV, "2")
+    assert host_matches() == 2
+    assert pin_to_cores([docker, docker], cores=[0, 1]) == [docker, docker]
+    for unset in ("", "two", "0"):
+        monkeypatch.setenv(HOST_MATCHES_ENV, unset)
+        assert host_matches() == 1
+    assert pin_to_cores([docker, docker], cores=[0, 1])[0].cpuset == "0"  # type: ignore[union-attr]
+
+
+def test_league_workers_know_how_many_matches_their_host_plays_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local pool tells its workers (``_worker_init``) how many of them there are."""
+    monkeypatch.delenv(HOST_MATCHES_ENV, raising=False)
+    monkeypatch.setattr(local, "die_with_parent", lambda: None)
+    monkeypatch.setattr(local.signal, "signal", lambda *args: None)
+    local._worker_init(False, 3)
+    assert os.environ[HOST_MATCHES_ENV] == "3" and host_matches() == 3
 
 
 class BrokenLogs:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 from cardarena_sdk import Bot, Request, serve
 from cardarena_sdk import server as sdk_server
@@ -49,29 +47,22 @@ def hold() -> None:
         time.sleep(POLL_S)
 
 
-async def spied(messages: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayRequest]:
-    """The stream's messages, each kept before the bot sees it."""
-    decisions = 0
-    async for message in messages:
-        keep(message)
-        if message.WhichOneof("message") == "decision_request":
-            decisions += 1
-            if decisions == 2:
-                hold()
-        yield message
+HANDLE = sdk_server.Session.handle
 
 
-PLAY = sdk_server.AgentServicer.Play
+def handle(self: sdk_server.Session, message: pb.PlayRequest) -> pb.PlayResponse | bytes | None:
+    """The SDK's answer to a message of a stream (either server's), the message kept first;
+    the stream's second DecisionRequest held until the release."""
+    keep(message)
+    if message.WhichOneof("message") == "decision_request":
+        decisions = getattr(self, "spied_decisions", 0) + 1
+        self.spied_decisions = decisions  # type: ignore[attr-defined]
+        if decisions == 2:
+            hold()
+    return HANDLE(self, message)
 
 
-async def play(self: sdk_server.AgentServicer, messages: AsyncIterator[pb.PlayRequest],
-               context: Any) -> AsyncIterator[pb.PlayResponse | bytes]:
-    """The SDK's Play over the spied messages."""
-    async for response in PLAY(self, spied(messages), context):
-        yield response
-
-
-sdk_server.AgentServicer.Play = play  # type: ignore[method-assign]
+sdk_server.Session.handle = handle  # type: ignore[method-assign]
 
 
 class WireSpy(Bot):

@@ -84,3 +84,19 @@ def test_the_lazy_names_are_the_engine_s_own() -> None:
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         _ = cardarena_sdk.nothing_here  # type: ignore[attr-defined]
+
+
+def test_a_bot_imports_no_grpc_until_it_serves_with_grpc_aio() -> None:
+    # grpc's import is a good part of a bot's start; the compiled transport's server needs
+    # none of it, so the SDK imports grpc only to serve with grpc.aio's server.
+    script = ("import sys, cardarena_sdk\n"
+              "from arena.protocol.schema import agent\n"
+              "print('grpc' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split() == ["False"]
+    asked = loaded_after("from arena.protocol.schema import agent_grpc\n"
+                         "from arena.protocol.v1 import agent_pb2_grpc\n"
+                         "assert agent_grpc is agent_pb2_grpc\n"
+                         "import cardarena_sdk.grpc_server")
+    assert {"arena.protocol.v1.agent_pb2_grpc", "cardarena_sdk.grpc_server"} <= asked

@@ -17,6 +17,7 @@ from cardarena_sdk.address import AddressError
 from cardarena_sdk.answer import serialize_response
 from cardarena_sdk.native_server import TRANSPORT_ENV, NativeServer, native_serving
 from cardarena_sdk.server import BotSource, _Stream
+from cardarena_sdk.status import Code
 
 from arena.games import ActionKind, load_game
 from arena.protocol import RequestEncoder
@@ -271,9 +272,9 @@ class FakeContext:
 
     def __init__(self) -> None:
         """No status yet."""
-        self.status: tuple[grpc.StatusCode, str] | None = None
+        self.status: tuple[Code, str] | None = None
 
-    def abort(self, code: grpc.StatusCode, details: str) -> None:
+    def abort(self, code: Code, details: str) -> None:
         """Keep the status and end the call."""
         self.status = (code, details)
         raise Aborted(details)
@@ -335,7 +336,7 @@ def test_decide_answers_as_protobuf_did(capfd: pytest.CaptureFixture[str]) -> No
         if isinstance(expected, str):
             with pytest.raises(Aborted):
                 stream.decide(message)
-            assert context.status == (grpc.StatusCode.INTERNAL, expected), (answer, debug)
+            assert context.status == (Code.INTERNAL, expected), (answer, debug)
             assert "which is not legal" not in capfd.readouterr().err
             continue
         assert serialize_response(stream.decide(message)) == expected, (answer, debug)

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import grpc
 from google.protobuf.message import DecodeError
 
 from arena.protocol.schema import agent as pb
 from cardarena_sdk.address import Address, AddressError
 from cardarena_sdk.answer import serialize_response
+from cardarena_sdk.status import Code
 
 try:
     import cardarena_wire as _wire
@@ -87,14 +87,14 @@ class NativeServer:
             elif kind == module.OPENED:
                 sessions[ident] = self._session()
             elif kind == module.CLOSED and sessions.pop(ident, None) is not None and value:
-                server.finish(ident, grpc.StatusCode.OK.value[0], "")
+                server.finish(ident, Code.OK, "")
         if not sessions and self._drained is not None and not self._drained.done():
             self._drained.set_result(None)
 
-    def _end(self, ident: int, code: grpc.StatusCode, details: str) -> None:
+    def _end(self, ident: int, code: Code, details: str) -> None:
         """End a stream with a status."""
         self._sessions.pop(ident, None)
-        self._server.finish(ident, code.value[0], details)
+        self._server.finish(ident, int(code), details)
 
     def _answer(self, ident: int, data: bytes) -> None:
         """Answer one request of a stream (or end the stream)."""
@@ -104,18 +104,18 @@ class NativeServer:
         try:
             message = pb.PlayRequest.FromString(data)
         except DecodeError:
-            self._end(ident, grpc.StatusCode.INTERNAL, DESERIALIZE_ERROR)
+            self._end(ident, Code.INTERNAL, DESERIALIZE_ERROR)
             return
         try:
             answer = session.handle(message)
         except Exception as exc:  # StreamAborted ends the stream as it says; anything else
             code = getattr(exc, "code", None)
-            if isinstance(code, grpc.StatusCode):
+            if isinstance(code, Code):
                 self._end(ident, code, str(getattr(exc, "details", exc)))
                 return
             self._log(f"unexpected error serving a stream: {exc!r}")
             traceback.print_exception(exc, file=sys.stderr)
-            self._end(ident, grpc.StatusCode.UNKNOWN, f"Unexpected error in the bot's server: "
+            self._end(ident, Code.UNKNOWN, f"Unexpected error in the bot's server: "
                                                        f"{type(exc).__name__}")
             return
         if answer is not None:

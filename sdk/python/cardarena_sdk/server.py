@@ -16,15 +16,12 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any, NoReturn, Protocol, TypeVar
 
-import grpc
-
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.schema import agent as pb
-from arena.protocol.schema import agent_grpc
 from cardarena_sdk.address import (
     AddressError,
     open_socket,
@@ -36,13 +33,13 @@ from cardarena_sdk.answer import (
     action_id_of,
     debug_bytes,
     decision_bytes,
-    serialize_response,
 )
 from cardarena_sdk.bot import Bot
 from cardarena_sdk.decode import ObservationDecoder
 from cardarena_sdk.match import MatchInfo
 from cardarena_sdk.native_server import NativeServer, native_serving
 from cardarena_sdk.request import Request
+from cardarena_sdk.status import Code
 
 BotSource = type[Bot] | Callable[[], Any] | Bot
 """A Bot subclass or factory (called once per match), or one Bot instance shared by all."""
@@ -52,9 +49,6 @@ MAX_DETAILS = 1000
 
 DEFAULT_GRACE_S = 1.0
 """Seconds open streams get to finish when the server stops."""
-
-SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"].full_name
-"""The gRPC service a bot serves, "cardarena.v1.AgentService"."""
 
 T = TypeVar("T")
 
@@ -88,14 +82,14 @@ def _details(name: str, exc: BaseException, where: str) -> str:
 class Aborter(Protocol):
     """What a stream ends through: ``abort`` raises, the call then ends with that status."""
 
-    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
+    def abort(self, code: Code, details: str) -> NoReturn:
         """End the stream with ``code`` and ``details``."""
 
 
 class StreamAborted(Exception):
     """A stream the bot's side ends with a status (``Play`` turns it into the call's)."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(self, code: Code, details: str) -> None:
         """Keep the status."""
         super().__init__(details)
         self.code = code
@@ -105,7 +99,7 @@ class StreamAborted(Exception):
 class _RaiseAborted:
     """The ``Aborter`` of a served stream: raises ``StreamAborted``."""
 
-    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
+    def abort(self, code: Code, details: str) -> NoReturn:
         """Raise the status for ``Play`` to end the call with."""
         raise StreamAborted(code, details)
 
@@ -126,7 +120,7 @@ class _Stream:
         self.bot: Any = None
         self.decoder = ObservationDecoder()
 
-    def fail(self, code: grpc.StatusCode, details: str) -> NoReturn:
+    def fail(self, code: Code, details: str) -> NoReturn:
         """End the stream with a status (``abort`` raises)."""
         self.context.abort(code, details)
 
@@ -136,17 +130,17 @@ class _Stream:
         log(details)
         traceback.print_exception(exc, file=sys.stderr)
         sys.stderr.flush()
-        self.fail(grpc.StatusCode.INTERNAL, details)
+        self.fail(Code.INTERNAL, details)
 
     def start(self, message: pb.MatchStart) -> pb.PlayResponse:
         """Make the Bot, tell it the match, and answer Ready."""
         if self.match is not None:
-            self.fail(grpc.StatusCode.FAILED_PRECONDITION,
+            self.fail(Code.FAILED_PRECONDITION,
                       "a second MatchStart on the same stream: one stream plays one match")
         try:
             match = MatchInfo(message)
         except ValueError as exc:
-            self.fail(grpc.StatusCode.INVALID_ARGUMENT, f"malformed MatchStart: {exc}")
+            self.fail(Code.INVALID_ARGUMENT, f"malformed MatchStart: {exc}")
         if message.protocol_version != PROTOCOL_VERSION:
             log(f"the arena speaks {message.protocol_version!r}, this bot {PROTOCOL_VERSION!r}; "
                 "answering Ready with the bot's version")
@@ -168,7 +162,7 @@ class _Stream:
     def decide(self, message: pb.DecisionRequest) -> bytes:
         """Ask the Bot for a decision and answer with the bytes of its PlayResponse."""
         if self.match is None:
-            self.fail(grpc.StatusCode.FAILED_PRECONDITION, "a DecisionRequest before MatchStart")
+            self.fail(Code.FAILED_PRECONDITION, "a DecisionRequest before MatchStart")
         request = Request(message, self.match, self.decoder)
         try:
             answer = self.bot.act(request)
@@ -221,43 +215,7 @@ class Session:
             self.stream.end(message.match_end)
             self.stream = _Stream(self.factory, self.name, RAISE_ABORTED)
             return None
-        self.stream.fail(grpc.StatusCode.INVALID_ARGUMENT, "an empty PlayRequest")
-
-
-class AgentServicer(agent_grpc.AgentServiceServicer):
-    """Plays each Play stream with a fresh Bot from the factory."""
-
-    def __init__(self, source: BotSource) -> None:
-        """Keep the factory and the bot's name."""
-        self.factory = bot_factory(source)
-        self.name = source_name(source)
-
-    def session(self) -> Session:
-        """The session of a new stream."""
-        return Session(self.factory, self.name)
-
-    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest],
-                   context: grpc.aio.ServicerContext[pb.PlayRequest, bytes]
-                   ) -> AsyncIterator[pb.PlayResponse | bytes]:
-        """Answer MatchStart with Ready and each DecisionRequest with a Decision (as bytes);
-        after MatchEnd, wait for the next match on the stream (a fresh Bot) until the arena
-        closes its side (Ready says ``keeps_stream``)."""
-        session = self.session()
-        try:
-            async for message in request_iterator:
-                answer = session.handle(message)
-                if answer is not None:
-                    yield answer
-        except StreamAborted as aborted:
-            await context.abort(aborted.code, aborted.details)
-
-
-def add_servicer(servicer: AgentServicer, server: grpc.aio.Server) -> None:
-    """Serve AgentService's Play with ``servicer``, Decisions sent as the bytes it made."""
-    handlers = {"Play": grpc.stream_stream_rpc_method_handler(
-        servicer.Play, request_deserializer=pb.PlayRequest.FromString,
-        response_serializer=serialize_response)}
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        self.stream.fail(Code.INVALID_ARGUMENT, "an empty PlayRequest")
 
 
 class _ServingLoop:
@@ -294,9 +252,10 @@ class BotServer:
         """Check the address; nothing listens until ``start``."""
         self.address = parse_address(address)
         self.name = source_name(source)
-        self.servicer = AgentServicer(source)
+        self.factory = bot_factory(source)
         self.bound: str | None = None
-        self._server: grpc.aio.Server | NativeServer | None = None
+        self._server: Any = None
+        """The running server: ``NativeServer`` or ``grpc.aio``'s."""
 
     def start(self) -> str:
         """Listen and serve on the serving loop; return the address bound."""
@@ -310,26 +269,20 @@ class BotServer:
             self.bound = f"{host}:{port}"
         return self.bound
 
-    async def _listen(self) -> tuple[grpc.aio.Server | NativeServer, int]:
+    def session(self) -> Session:
+        """The session of a new stream."""
+        return Session(self.factory, self.name)
+
+    async def _listen(self) -> tuple[Any, int]:
         """A started server on the address and the port it bound: the compiled transport's
-        when it is installed (``native_server``), else grpc.aio's."""
+        when it is installed (``native_server``), else grpc.aio's (``grpc_server``, which
+        imports grpc only then)."""
         if native_serving():
-            native = NativeServer(self.servicer.session, log)
+            native = NativeServer(self.session, log)
             return native, await native.listen(self.address)
-        options = [] if self.address.is_unix else [("grpc.so_reuseport", 0)]
-        server = grpc.aio.server(options=options)
-        add_servicer(self.servicer, server)
-        try:
-            port = server.add_insecure_port(self.address.target)
-        except RuntimeError as exc:
-            await server.stop(None)
-            raise AddressError(f"cannot listen on {self.address.target}: {exc}") from None
-        if port == 0:
-            await server.stop(None)
-            raise AddressError(f"cannot listen on {self.address.target}: the address is in use "
-                               "or not available")
-        await server.start()
-        return server, port
+        from cardarena_sdk.grpc_server import listen
+
+        return await listen(self.session, self.address)
 
     def stop(self, grace: float = DEFAULT_GRACE_S) -> None:
         """Stop serving (open streams get ``grace`` seconds) and remove the socket file."""

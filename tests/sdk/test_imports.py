@@ -87,14 +87,14 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_a_bot_imports_no_grpc_until_it_serves_with_grpc_aio() -> None:
-    # grpc's import is a good part of a bot's start; the compiled transport's server needs
-    # none of it, so the SDK imports grpc only to serve with grpc.aio's server.
+    # grpc's and asyncio's imports are a good part of a bot's start; the compiled transport's
+    # server needs neither, so the SDK imports them only to serve with grpc.aio's server.
     script = ("import sys, cardarena_sdk\n"
               "from arena.protocol.schema import agent\n"
-              "print('grpc' in sys.modules)")
+              "print('grpc' in sys.modules, 'asyncio' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, check=True)
-    assert done.stdout.split() == ["False"]
+    assert done.stdout.split() == ["False", "False"]
     asked = loaded_after("from arena.protocol.schema import agent_grpc\n"
                          "from arena.protocol.v1 import agent_pb2_grpc\n"
                          "assert agent_grpc is agent_pb2_grpc\n"

@@ -15,6 +15,7 @@ import pytest
 from cardarena_sdk import Bot, BotServer, MatchInfo, Request
 from cardarena_sdk.address import AddressError
 from cardarena_sdk.answer import serialize_response
+from cardarena_sdk.grpc_server import GrpcServer
 from cardarena_sdk.native_server import TRANSPORT_ENV, NativeServer, native_serving
 from cardarena_sdk.server import BotSource, _Stream
 from cardarena_sdk.status import Code
@@ -382,7 +383,7 @@ def test_the_transport_chooses_the_server(transport: str, tmp_path: Path,
         pytest.skip("the compiled transport (wire/) is not installed")
     monkeypatch.setenv(TRANSPORT_ENV, transport)
     with BotServer(FirstLegal, f"unix:{tmp_path}/bot.sock") as server:
-        kind = NativeServer if transport == "native" else grpc.aio.Server
+        kind = NativeServer if transport == "native" else GrpcServer
         assert isinstance(server._server, kind)
         stream = Conversation(connect(server.address.target))
         start, request = first_request()

@@ -4,7 +4,10 @@ transport never imports grpc."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, TypeVar
 
 import grpc
 
@@ -13,6 +16,8 @@ from arena.protocol.schema import agent_grpc
 from cardarena_sdk.address import Address, AddressError
 from cardarena_sdk.answer import serialize_response
 from cardarena_sdk.server import Session, StreamAborted
+
+T = TypeVar("T")
 
 SERVICE = pb.DESCRIPTOR.services_by_name["AgentService"].full_name
 """The gRPC service a bot serves, "cardarena.v1.AgentService"."""
@@ -66,3 +71,54 @@ async def listen(session: Callable[[], Session], address: Address
                            "or not available")
     await server.start()
     return server, port
+
+
+class _ServingLoop:
+    """The event loop, in a daemon thread of its own, that serves the process's BotServers."""
+
+    def __init__(self) -> None:
+        """No loop until one is needed."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, started on first use."""
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="cardarena-sdk-server",
+                                 daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop()).result()
+
+
+SERVING_LOOP = _ServingLoop()
+"""The one serving loop of this process."""
+
+
+class GrpcServer:
+    """A ``grpc.aio`` server of a bot's streams, on the serving loop."""
+
+    def __init__(self, session: Callable[[], Session]) -> None:
+        """Serve each stream with a session from ``session``."""
+        self.session = session
+        self._server: grpc.aio.Server | None = None
+
+    def listen(self, address: Address) -> int:
+        """Listen at ``address`` and serve; the TCP port bound."""
+        self._server, port = SERVING_LOOP.run(listen(self.session, address))
+        return port
+
+    def stop(self, grace: float | None) -> None:
+        """Stop serving; open streams get ``grace`` seconds."""
+        if self._server is not None:
+            SERVING_LOOP.run(self._server.stop(grace))
+
+    def wait(self) -> None:
+        """Block until the server stops."""
+        if self._server is not None:
+            SERVING_LOOP.run(self._server.wait_for_termination())

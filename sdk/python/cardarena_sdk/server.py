@@ -1,24 +1,24 @@
 """The gRPC server of a bot: one Bot instance per match, each match on a Play stream (the
 next match of the same arena may come on the same stream after MatchEnd).
 
-The server is the compiled transport's when it is installed (``native_server``), else
-``grpc.aio``'s; either runs on one event loop in a thread of its own that serves every
-``BotServer`` of the process. ``Bot.act`` runs on that loop, so a process that plays several
-matches at once (``matches_at_once``) takes their decisions one after another: handing each
-message to a thread of its own cost a bot more CPU than the decision of a quick bot, and a bot
-that thinks for long should play one match per process, the default.
+The server is the compiled transport's when it is installed (``native_server``: its events
+read by one thread of the server's), else ``grpc.aio``'s (``grpc_server``: one event loop in a
+thread of its own serves every such ``BotServer`` of the process). ``Bot.act`` runs on that
+thread, so a process that plays several matches at once (``matches_at_once``) takes their
+decisions one after another: handing each message to a thread of its own cost a bot more CPU
+than the decision of a quick bot, and a bot that thinks for long should play one match per
+process, the default.
 """
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol
 
 from arena.protocol import PROTOCOL_VERSION
 from arena.protocol.schema import agent as pb
@@ -49,8 +49,6 @@ MAX_DETAILS = 1000
 
 DEFAULT_GRACE_S = 1.0
 """Seconds open streams get to finish when the server stops."""
-
-T = TypeVar("T")
 
 
 def log(message: str) -> None:
@@ -218,33 +216,6 @@ class Session:
         self.stream.fail(Code.INVALID_ARGUMENT, "an empty PlayRequest")
 
 
-class _ServingLoop:
-    """The event loop, in a daemon thread of its own, that serves the process's BotServers."""
-
-    def __init__(self) -> None:
-        """No loop until one is needed."""
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The running loop, started on first use."""
-        with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="cardarena-sdk-server",
-                                 daemon=True).start()
-                self._loop = loop
-            return self._loop
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the loop and wait for its result."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop()).result()
-
-
-SERVING_LOOP = _ServingLoop()
-"""The one serving loop of this process."""
-
-
 class BotServer:
     """A started-on-demand gRPC server for one bot at one address."""
 
@@ -255,11 +226,12 @@ class BotServer:
         self.factory = bot_factory(source)
         self.bound: str | None = None
         self._server: Any = None
-        """The running server: ``NativeServer`` or ``grpc.aio``'s."""
+        """The running server: ``NativeServer`` or ``GrpcServer``."""
 
     def start(self) -> str:
-        """Listen and serve on the serving loop; return the address bound."""
-        self._server, port = SERVING_LOOP.run(self._listen())
+        """Listen and serve, on a thread of the server's; return the address bound."""
+        self._server = self._make_server()
+        port = self._server.listen(self.address)
         if self.address.unix_path is not None:
             open_socket(self.address.unix_path)
         if self.address.is_unix:
@@ -273,22 +245,20 @@ class BotServer:
         """The session of a new stream."""
         return Session(self.factory, self.name)
 
-    async def _listen(self) -> tuple[Any, int]:
-        """A started server on the address and the port it bound: the compiled transport's
-        when it is installed (``native_server``), else grpc.aio's (``grpc_server``, which
-        imports grpc only then)."""
+    def _make_server(self) -> Any:
+        """The compiled transport's server when it is installed (``native_server``), else
+        grpc.aio's (``grpc_server``, which imports grpc and asyncio only then)."""
         if native_serving():
-            native = NativeServer(self.session, log)
-            return native, await native.listen(self.address)
-        from cardarena_sdk.grpc_server import listen
+            return NativeServer(self.session, log)
+        from cardarena_sdk.grpc_server import GrpcServer
 
-        return await listen(self.session, self.address)
+        return GrpcServer(self.session)
 
     def stop(self, grace: float = DEFAULT_GRACE_S) -> None:
         """Stop serving (open streams get ``grace`` seconds) and remove the socket file."""
         server, self._server = self._server, None
         if server is not None:
-            SERVING_LOOP.run(server.stop(grace))
+            server.stop(grace)
         if self.address.unix_path is not None:
             remove_socket(self.address.unix_path)
 
@@ -296,7 +266,7 @@ class BotServer:
         """Block until the server stops."""
         server = self._server
         if server is not None:
-            SERVING_LOOP.run(server.wait_for_termination())
+            server.wait()
 
     def __enter__(self) -> BotServer:
         """Start serving."""

@@ -19,7 +19,6 @@ compiled) or ``compiled`` (fail at import when there is no build).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
 import os
@@ -59,6 +58,8 @@ def module_paths(package: str, names: Sequence[str]) -> list[Path]:
 
 def source_hash() -> str:
     """A hash of the build packages' sources and of the Python version and platform."""
+    import hashlib  # here: OpenSSL's loading is a part of a bot's start, which never hashes
+
     digest = hashlib.blake2b(digest_size=12)
     digest.update(f"{sys.implementation.cache_tag}:{sys.platform}:{sys.maxsize}".encode())
     for package in BUILD_PACKAGES:

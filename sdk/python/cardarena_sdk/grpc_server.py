@@ -15,7 +15,7 @@ from arena.protocol.schema import agent as pb
 from arena.protocol.schema import agent_grpc
 from cardarena_sdk.address import Address, AddressError
 from cardarena_sdk.answer import serialize_response
-from cardarena_sdk.server import Session, StreamAborted
+from cardarena_sdk.session import Session, StreamAborted
 
 T = TypeVar("T")
 

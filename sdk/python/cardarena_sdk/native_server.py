@@ -4,7 +4,7 @@ crate), used when it is installed and ``CARDARENA_TRANSPORT`` is not ``grpc``.
 HTTP/2 runs on a Tokio thread that never takes the GIL; the server's own thread hears of each
 stream opened, each request and each close through one eventfd, however many came since it
 last looked, and answers each request at once with the stream's ``Session`` (the same code as
-``grpc.aio``'s server runs: ``cardarena_sdk.server``); neither grpc nor asyncio is imported.
+``grpc.aio``'s server runs: ``cardarena_sdk.session``); neither grpc nor asyncio is imported.
 A ``StreamAborted`` ends the stream with its status; a request that does not parse ends it with
 INTERNAL, as gRPC's deserializer does; the arena's half-close ends it with OK. What a bot sees
 is the same on either server; the compiled one costs a quick bot about a third of grpc.aio's

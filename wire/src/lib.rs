@@ -127,11 +127,6 @@ impl Hub {
         self.streams.get(&stream).map_or(0, StreamSlot::unsent)
     }
 
-    /// When the transport took the stream's last request taken (0 before the first).
-    fn sent_ns(&self, stream: u64) -> i64 {
-        self.streams.get(&stream).map_or(0, StreamSlot::sent_ns)
-    }
-
     /// Ask for a taken event once every request queued on the stream is taken; True when
     /// they already are (no event then).
     fn watch_taken(&self, stream: u64) -> bool {

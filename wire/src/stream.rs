@@ -103,11 +103,6 @@ impl StreamSlot {
         shared.queued.load(Ordering::SeqCst).saturating_sub(shared.taken.load(Ordering::SeqCst))
     }
 
-    /// When the last request taken was taken.
-    pub fn sent_ns(&self) -> i64 {
-        self.shared.sent_ns.load(Ordering::SeqCst)
-    }
-
     /// Ask for a taken event; True (and no event) when nothing is left to take.
     pub fn watch_taken(&self) -> bool {
         let shared = &self.shared;

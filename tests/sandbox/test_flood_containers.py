@@ -64,6 +64,10 @@ def test_a_flooding_container_is_stopped_and_the_arena_stays_small(
     else:
         reason, kind, detail = CASES[mode]
         assert report.reason == reason
-        assert [fault.kind for fault in deal.faults] == [kind]
+        kinds = [fault.kind for fault in deal.faults]
+        assert kinds[-1] == kind, kinds
+        # Unsolicited answers read at the flooder's decision before the flood limit was
+        # reached are stale strikes: how many depends on how fast it got them out.
+        assert set(kinds[:-1]) <= ({FaultKind.STALE} if mode == "unsolicited" else set()), kinds
         assert re.fullmatch(detail, report.detail), report.detail
     assert list(short_root.iterdir()) == []

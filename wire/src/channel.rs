@@ -69,19 +69,24 @@ async fn open(target: &Target) -> std::io::Result<Box<dyn Io>> {
     })
 }
 
-/// Connect once and greet in HTTP/2; the connection runs in a task of its own.
+/// Connect once and greet in HTTP/2; the connection runs in a task of its own. The
+/// connection is handed out only once the bot has answered a PING: its SETTINGS come first
+/// (RFC 9113, 3.4), so its windows are known before any request is written, and a request
+/// counts as taken only when the bot's own window let it in, however late its SETTINGS came.
 async fn handshake(target: &Target) -> Result<SendRequest<Bytes>, String> {
     let greeted = tokio::time::timeout(CONNECT_TIMEOUT, async {
         let io = open(target).await.map_err(|error| error.to_string())?;
-        let (client, connection) = h2::client::Builder::new()
+        let (client, mut connection) = h2::client::Builder::new()
             .enable_push(false)
             .max_header_list_size(HEADER_LIST_CAP)
             .handshake::<_, Bytes>(io)
             .await
             .map_err(|error| error.to_string())?;
+        let mut ping_pong = connection.ping_pong().ok_or("the connection's PING was taken")?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
+        ping_pong.ping(h2::Ping::opaque()).await.map_err(|error| error.to_string())?;
         Ok::<_, String>(client)
     })
     .await;

@@ -25,6 +25,7 @@ ROOTS = {"arena": REPO / "arena", "cardarena_sdk": REPO / "sdk" / "python" / "ca
 
 LAYERS = {
     "arena.games": 0,
+    "arena.telemetry": 0,  # the metrics and JSON-line logs every layer may use
     "arena.policies": 1,
     "arena.protocol": 1,
     "arena.bridges": 1,  # the games for OpenSpiel and the shared tensors, in the engine

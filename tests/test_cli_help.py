@@ -45,7 +45,7 @@ def test_the_commands_are_grouped_by_purpose() -> None:
     listed = panels(result.stdout)
     assert listed["Play and bots"] == ["games", "play", "replay", "bot", "images"]
     assert listed["Leagues"] == ["league", "leaderboard", "report", "compare", "worker"]
-    assert listed["Service"] == ["serve", "remote"]
+    assert listed["Service"] == ["serve", "remote", "admin"]
     assert listed["Tools"] == ["sandbox", "bench", "engine"]
     assert "Commands" not in listed
 

@@ -43,6 +43,7 @@ from arena.sandbox.lifeline import CONTAINER, SOCKET_DIR, lifeline
 from arena.sandbox.limits import SandboxLimits, container_options
 from arena.sandbox.socketdir import SOCKET_PREFIX, SocketDir, SocketRefused, default_root
 from arena.sandbox.startslots import slot_folder, start_slot
+from arena.telemetry.metrics import count_container_start
 
 if TYPE_CHECKING:
     from arena.sandbox.images import BotImage
@@ -267,9 +268,14 @@ class DockerAgent(RemoteAgent):
     def _start(self, client: Any, options: dict[str, Any]) -> None:
         """Create and start the container (worker thread; the container is known as soon
         as it exists, so ``shutdown`` removes it whatever comes next)."""
-        self.container = client.containers.create(**options)
-        self.container_id = self.container.id
-        self.container.start()
+        try:
+            self.container = client.containers.create(**options)
+            self.container_id = self.container.id
+            self.container.start()
+        except BaseException:
+            count_container_start(ok=False)
+            raise
+        count_container_start(ok=True)
 
     def _labels(self) -> dict[str, str]:
         """The janitor's labels: ours, the bot's, this arena's host, pid and start, the socket

@@ -21,14 +21,16 @@ from arena.match.safetext import dumps, safe_text
 
 
 def rating_table(title: str, ratings: Sequence[Rating[str]],
-                 faults: Mapping[str, FaultCount] | None = None, note: str = "") -> Table:
-    """A leaderboard as a rich table: rank, bot, mu, sigma, mu - 3 sigma, contests, and each
-    bot's forfeited deals by reason code; ``note`` below it."""
+                 faults: Mapping[str, FaultCount] | None = None, note: str = "",
+                 sets: Mapping[str, int] | None = None) -> Table:
+    """A leaderboard as a rich table: rank, bot, mu, sigma, mu - 3 sigma, contests, the sets
+    each rating rests on (when given), and each bot's forfeited deals by reason code;
+    ``note`` below it."""
     table = Table(title=title, title_justify="left",
                   caption=Text(note) if note else None, caption_justify="left")
     table.add_column("#", justify="right")
     table.add_column("bot")
-    for column in ("μ", "σ", "μ − 3σ", "contests"):
+    for column in ("μ", "σ", "μ − 3σ", "contests", *(("sets",) if sets is not None else ())):
         table.add_column(column, justify="right")
     table.add_column("forfeits")
     for rank, rating in enumerate(ratings, 1):
@@ -36,6 +38,7 @@ def rating_table(title: str, ratings: Sequence[Rating[str]],
         table.add_row(str(rank), Text(safe_text(rating.bot)), numbers.fixed(rating.mu),
                       numbers.fixed(rating.sigma),
                       numbers.fixed(rating.conservative), str(rating.contests),
+                      *((str(sets.get(rating.bot, 0)),) if sets is not None else ()),
                       Text(count.text() if count else "–",
                            style="red" if count and count.forfeits else ""))
     return table
@@ -60,8 +63,9 @@ def leaderboard_command(
     console = safe_console()
     if game is None:
         console.print(rating_table("overall (mean of the per-game ratings)", boards.overall,
-                                   boards.overall_faults(), boards.note(None)))
+                                   boards.overall_faults(), boards.note(None),
+                                   boards.set_counts(None)))
     for game_id, ratings in boards.per_game.items():
         if game is None or game_id == game:
             console.print(rating_table(game_id, ratings, boards.faults.get(game_id),
-                                       boards.note(game_id)))
+                                       boards.note(game_id), boards.set_counts(game_id)))

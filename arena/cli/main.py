@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from arena import __version__
+from arena.cli.accounts import add_account_commands
+from arena.cli.admin import admin_app
 from arena.cli.bench import bench_app
 from arena.cli.bot import bot_app
 from arena.cli.compare import compare_command
@@ -105,7 +107,9 @@ def main(
 
 
 app.command("serve", rich_help_panel=SERVICE)(serve_command)
+add_account_commands(remote_app)
 app.add_typer(remote_app, name="remote", rich_help_panel=SERVICE)
+app.add_typer(admin_app, name="admin", rich_help_panel=SERVICE)
 app.add_typer(sandbox_app, name="sandbox", rich_help_panel=TOOLS)
 app.add_typer(bench_app, name="bench", rich_help_panel=TOOLS)
 app.add_typer(engine_app, name="engine", rich_help_panel=TOOLS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,8 +29,8 @@ from arena.cli.options import ForfeitPolicyOption, seed_option
 from arena.cli.words import counted
 from arena.league.forfeits import DEFAULT_POLICY
 from arena.match.safetext import dumps, safe_json, safe_lines, safe_text
-from arena.protocol.platform import MATCH_STATE_VOID, api_message, api_request, match_state_name
-from arena.server.remote import TOKEN_ENV, RemoteArena, RemoteError, archive_bytes
+from arena.protocol.platform import api_message, api_request, match_state_name
+from arena.server.remote import TLS_CA_ENV, TOKEN_ENV, RemoteArena, RemoteError, archive_bytes
 
 BAD_INPUT = 2
 """The exit code of a refused call or bad input."""
@@ -59,6 +60,20 @@ remote_league_app = typer.Typer(name="league", no_args_is_help=True, add_complet
                                 help="Leagues on the service.")
 remote_app.add_typer(remote_league_app, name="league")
 
+TLS_CA: ContextVar[Path | None] = ContextVar("tls_ca", default=None)
+"""The ``--tls-ca`` of the command being run, for ``connected``."""
+
+
+@remote_app.callback()
+def remote_options(
+    tls_ca: Annotated[Path | None, typer.Option(
+        "--tls-ca", metavar="PATH", envvar=TLS_CA_ENV,
+        help="Talk to the service over TLS, trusting this PEM CA certificate (also "
+             f"{TLS_CA_ENV}); a grpcs:// server uses the system's roots.")] = None,
+) -> None:
+    """Talk to an arena service (arena serve): accounts, bots, leagues, watching, results."""
+    TLS_CA.set(tls_ca)
+
 
 @contextmanager
 def connected(server: str, token: str | None, need_token: bool = True) -> Iterator[RemoteArena]:
@@ -67,7 +82,7 @@ def connected(server: str, token: str | None, need_token: bool = True) -> Iterat
         raise RemoteCommandError(f"no API token: pass --token or set {TOKEN_ENV} "
                                  "(arena remote register NAME gives one)")
     try:
-        with RemoteArena(server, token) as arena:
+        with RemoteArena(server, token, TLS_CA.get()) as arena:
             yield arena
     except RemoteError as error:
         if not error.log:
@@ -103,11 +118,14 @@ def cells(*texts: object) -> list[Text]:
 @remote_app.command("register")
 def register_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Your user name.")],
+    invite: Annotated[str, typer.Option("--invite", metavar="CODE",
+                                        help="An admin's invitation code.")] = "",
     server: Annotated[str, SERVER_OPTION] = DEFAULT_SERVER,
 ) -> None:
     """Create a user on the service and print its API token (shown only this once)."""
     with connected(server, None, need_token=False) as arena:
-        reply = arena.call("RegisterUser", api_request("RegisterUser", name=name))
+        reply = arena.call("RegisterUser", api_request("RegisterUser", name=name,
+                                                       invitation=invite))
     typer.echo(safe_text(reply.token))
     typer.echo(f"user {safe_text(reply.name)} registered; keep the token above "
                f"(export {TOKEN_ENV}=...): it is not shown again", err=True)
@@ -286,33 +304,18 @@ def watch_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per update.")
                        ] = False,
 ) -> None:
-    """Follow a match: its state until it ends, then every event and the outcome."""
+    """Follow a match: its state, the deals in play as you may see them, then every deal and
+    the outcome, shown as arena play shows a match."""
+    from arena.cli.watching import WatchPrinter
+
+    printer = WatchPrinter()
     with connected(server, token) as arena:
         for update in arena.watch(match_id, as_bot):
             if as_json:
                 typer.echo(dumps(MessageToDict(update, preserving_proto_field_name=True)))
             else:
-                typer.echo(safe_text(watch_line(update)))
-
-
-def watch_line(update: Any) -> str:
-    """One update of a watched match as a line."""
-    kind = update.WhichOneof("update")
-    if kind == "match":
-        state = match_state_name(update.match.state)
-        return f"match {update.match.id} ({update.match.game}): {state}"
-    if kind == "event":
-        event = update.event
-        who = f" {event.player or 'seat ' + str(event.seat)}" if event.seat >= 0 else ""
-        action = f" [{event.action}]" if event.action else ""
-        return (f"deal {event.deal} #{event.index} {event.kind}{who}{action} "
-                f"cards={list(event.cards)} values={list(event.values)}")
-    result = update.outcome
-    if result.state == MATCH_STATE_VOID:
-        return f"void: {result.reason}"
-    scores = ", ".join(f"{name} {value:g}" for name, value in
-                       zip(result.entrants, result.total_returns, strict=False))
-    return f"final: {scores}"
+                for line in printer.lines(update):
+                    console().print(line)
 
 
 @remote_app.command("leaderboard")
@@ -336,11 +339,11 @@ def leaderboard_command(
     for title, ratings, note in tables:
         table = Table(title=Text(safe_text(title)), title_justify="left",
                       caption=Text(safe_text(note)) if note else None, caption_justify="left")
-        for column in ("#", "bot", "μ", "σ", "μ − 3σ", "contests", "forfeits"):
+        for column in ("#", "bot", "μ", "σ", "μ − 3σ", "contests", "sets", "forfeits"):
             table.add_column(column)
         for rank, rating in enumerate(ratings, 1):
             table.add_row(*cells(rank, rating.bot, f"{rating.mu:.2f}", f"{rating.sigma:.2f}",
-                                 f"{rating.conservative:.2f}", rating.contests,
+                                 f"{rating.conservative:.2f}", rating.contests, rating.sets,
                                  fault_text(rating.faults)))
         console().print(table)
 

@@ -11,6 +11,13 @@ import typer.main
 
 from arena.cli.helptext import examples_epilog, tidy
 from arena.cli.store import DB_OPTION
+from arena.cli.telemetry import (
+    LogFormat,
+    MetricsPort,
+    MetricsUnavailable,
+    serving_metrics,
+    use_log_format,
+)
 from arena.league.celery_app import (
     DEFAULT_LEASE_S,
     DEFAULT_MATCH_TIME_LIMIT_S,
@@ -39,6 +46,8 @@ VISIBILITY_TIMEOUT = typer.Option(
     help="Seconds Redis waits before delivering an unacknowledged message again; longer than "
          "the match time limit.")
 LOGLEVEL = typer.Option("--loglevel", metavar="LEVEL", help="DEBUG, INFO, WARNING or ERROR.")
+METRICS_HOST = typer.Option("--metrics-host", metavar="ADDRESS",
+                            help="The address the metrics endpoint listens on.")
 
 
 def worker_command(
@@ -50,10 +59,18 @@ def worker_command(
     visibility_timeout: Annotated[float, VISIBILITY_TIMEOUT] = DEFAULT_VISIBILITY_TIMEOUT_S,
     loglevel: Annotated[str, LOGLEVEL] = "INFO",
     lease: Annotated[float | None, LEASE_ALIAS] = None,
+    metrics_port: MetricsPort = None,
+    metrics_host: Annotated[str, METRICS_HOST] = "127.0.0.1",
+    log_format: LogFormat = "text",
 ) -> None:
     """Run league matches sent through the broker, on this host, until stopped (Ctrl-C)."""
-    code = start_workers(broker, db, concurrency, lease_s if lease is None else lease,
-                         match_time_limit, visibility_timeout, loglevel)
+    use_log_format(log_format)
+    try:
+        with serving_metrics(metrics_port, metrics_host):
+            code = start_workers(broker, db, concurrency, lease_s if lease is None else lease,
+                                 match_time_limit, visibility_timeout, loglevel)
+    except MetricsUnavailable as error:
+        raise DistributionError(str(error)) from None
     if code:
         raise typer.Exit(code)
 

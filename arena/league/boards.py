@@ -33,6 +33,17 @@ class Leaderboards:
     """Per game, the void sets left out."""
     policies: tuple[str, ...] = ()
     """The forfeit policies of the leagues rated."""
+    sets: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per game, the duplicate sets each bot's rating rests on."""
+
+    def set_counts(self, game: str | None) -> Counter[str]:
+        """The sets each bot played in a game (in every game for None)."""
+        if game is not None:
+            return self.sets.get(game, Counter())
+        total: Counter[str] = Counter()
+        for counts in self.sets.values():
+            total.update(counts)
+        return total
 
     def overall_faults(self) -> dict[str, FaultCount]:
         """Each bot's forfeited deals over every game."""
@@ -53,10 +64,12 @@ class Leaderboards:
         return counts.get(bot) or FaultCount(Counter())
 
     def rows(self, game: str | None) -> list[dict[str, Any]]:
-        """A table's JSON rows: each rating with the bot's ``faults`` and ``forfeits``."""
+        """A table's JSON rows: each rating with the ``sets`` it rests on and the bot's
+        ``faults`` and ``forfeits``."""
         ratings = self.overall if game is None else self.per_game.get(game, [])
-        return [{**rating.to_dict(), **self.fault_count(game, rating.bot).to_dict()}
-                for rating in ratings]
+        sets = self.set_counts(game)
+        return [{**rating.to_dict(), "sets": sets[rating.bot],
+                 **self.fault_count(game, rating.bot).to_dict()} for rating in ratings]
 
     def note(self, game: str | None) -> str:
         """The caption of a table: how forfeits count and what it leaves out."""
@@ -90,7 +103,9 @@ def leaderboards(store: Store, league: str | None, game: str | None) -> Leaderbo
         by_game.setdefault(entry.match.game, []).append(entry)
     tables = {}
     faults = {}
+    counts: dict[str, Counter[str]] = {}
     for game_id, sets in by_game.items():
+        counts[game_id] = Counter(bot for entry in sets for bot in set(entry.match.seats))
         first = sets[0].result
         rules = load_game(game_id, first.players, first.params)
         bots = list(dict.fromkeys(bot for entry in sets for bot in entry.match.seats))
@@ -105,4 +120,4 @@ def leaderboards(store: Store, league: str | None, game: str | None) -> Leaderbo
     return Leaderboards({game_id: leaderboard(table) for game_id, table in tables.items()},
                         leaderboard(overall(tables, everyone)), faults,
                         {name: out for name, out in void.items()
-                         if game is None or name == game}, policies)
+                         if game is None or name == game}, policies, counts)

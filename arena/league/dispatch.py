@@ -42,6 +42,7 @@ from arena.store import (
 )
 from arena.store.matches import expired_in_league, pending_ids, status_counts
 from arena.store.models import utc_now
+from arena.telemetry.metrics import count_lease_expiries
 
 POLL_S = 0.5
 """How often the dispatcher looks at the database."""
@@ -150,6 +151,7 @@ class Dispatcher:
                 break
             self.sent_at[match_id] = time.monotonic()
             if match_id in expired:
+                count_lease_expiries(int(match_id in swept))
                 self.swept[match_id] = expired[match_id]
         return league_counts(self.store, self.league_id)
 

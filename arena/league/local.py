@@ -66,6 +66,8 @@ from arena.store import (
 )
 from arena.store.matches import lease_states
 from arena.store.models import utc_now
+from arena.telemetry.logs import configure_from_env
+from arena.telemetry.metrics import count_lease_expiries
 
 INTERRUPTED = "interrupted"
 """A match whose worker was stopped by an interrupt (handed back, to run again)."""
@@ -123,6 +125,7 @@ def _worker_init(reuse_bots: bool, workers: int = 1) -> None:
     runner does it for a match without the pool), then the worker. Its matches know that
     ``workers`` may be played at once on this host (``pin_to_cores``)."""
     os.environ[HOST_MATCHES_ENV] = str(workers)
+    configure_from_env()
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if reuse_bots:
@@ -289,6 +292,8 @@ class _LocalRun:
             if row.status == MatchStatus.LEASED and expires is not None and expires >= now:
                 waiting += 1
                 continue
+            if row.status == MatchStatus.LEASED:
+                count_lease_expiries(1)
             self.queue.append(match_id)
         if waiting and not self.queue:
             self.report(note=f"waiting for {waiting} matches leased by other workers")

@@ -19,10 +19,13 @@ stops its own bots.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import logging
 import multiprocessing.util
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 
@@ -35,6 +38,7 @@ from arena.agents.seats import pin_to_cores
 from arena.games import load_game
 from arena.league.create import POLICY_PREFIX, LeagueSettings
 from arena.league.live import live_feed
+from arena.league.observe import match_ended, match_failed
 from arena.match import DuplicateResult, run_duplicate
 from arena.match.results import clean_instances
 from arena.match.runner import run_duplicate_async
@@ -172,6 +176,7 @@ def run_match(match_id: str, *, store_url: str, owner: str | None = None,
     with store.session() as session:
         if not claim_match(session, match_id, owner, lease_s, max_attempts=max_attempts):
             return SKIPPED
+    started = time.monotonic()
     try:
         with store.session() as session:
             keeper = LeaseKeeper(store, match_id, owner, lease_s)
@@ -182,6 +187,7 @@ def run_match(match_id: str, *, store_url: str, owner: str | None = None,
             finally:
                 keeper.stop()
             done = complete_match(session, match_id, owner, outcomes, records)
+            _tell_ended(session, match, result, DONE if done else LOST, started)
             return DONE if done else LOST
     except KeyboardInterrupt:
         with store.session() as session:
@@ -193,9 +199,28 @@ def run_match(match_id: str, *, store_url: str, owner: str | None = None,
             status = fail_match(session, match_id, owner,
                                 f"{VOID_INFRA}: {type(error).__name__}: {detail}",
                                 max_attempts=max_attempts)
-        if status is None:
-            return LOST
-        return VOID if status is MatchStatus.VOID else RETRY
+        outcome = LOST if status is None else VOID if status is MatchStatus.VOID else RETRY
+        with contextlib.suppress(Exception), store.session() as session:
+            match = session.get_one(Match, match_id)
+            match_failed(match_id, _names(session, match)[0], match.game_id, outcome, error)
+        return outcome
+
+
+def _tell_ended(session: Session, match: Match, result: DuplicateResult, outcome: str,
+                started: float) -> None:
+    """Count and log a played match; a failure to do so is logged, never the match's."""
+    try:
+        league, bots = _names(session, match)
+        match_ended(match.id, league, result, bots, outcome, time.monotonic() - started)
+    except Exception:
+        logging.getLogger(__name__).exception("could not count match %s", match.id)
+
+
+def _names(session: Session, match: Match) -> tuple[str, list[str]]:
+    """The league's name and the entrants' bot names of a match (for its metrics and logs)."""
+    versions = versions_by_id(session, match.entrants)
+    league = session.get_one(League, match.league_id)
+    return league.name, [versions[version_id].bot.name for version_id in match.entrants]
 
 
 def _play(session: Session, match_id: str,

@@ -38,6 +38,7 @@ from arena.store.leagues import (
     league_names,
 )
 from arena.store.matches import (
+    done_entrants,
     done_matches,
     game_status_counts,
     stored_records,
@@ -71,6 +72,8 @@ class LeagueStatus:
     """Each bot's forfeited deals by reason code, over the done matches."""
     void_deals: int = 0
     """Deals of the void matches: left out of every table (the arena failed)."""
+    sets: Counter[str] = field(default_factory=Counter)
+    """The done sets each bot played (what its ratings rest on)."""
 
     @property
     def forfeiters(self) -> list[str]:
@@ -98,7 +101,8 @@ class LeagueStatus:
                             for game, counts in self.by_game.items()},
                 "void": [{"match": match_id, "reason": reason} for match_id, reason in self.void],
                 "void_deals": self.void_deals, "forfeit_policy": self.forfeit_policy,
-                "entrants": [{"bot": bot, **self.faults.get(bot, FaultCount(Counter())).to_dict()}
+                "entrants": [{"bot": bot, "sets": self.sets[bot],
+                              **self.faults.get(bot, FaultCount(Counter())).to_dict()}
                              for bot in self.bots]}
 
 
@@ -169,6 +173,8 @@ def league_status(session: Session, name: str) -> LeagueStatus:
     status.void_deals = sum(len(row.rotations or ()) for row in void)
     status.forfeit_policy = league_policy(league.settings or {}).value
     status.faults = seat_faults(session, [league.id], names)
+    status.sets = Counter(names[version] for entrants in done_entrants(session, league.id)
+                          for version in set(entrants) if version in names)
     session.commit()
     return status
 

@@ -42,6 +42,7 @@ from arena.match.safetext import safe_logging
 from arena.sandbox.janitor import JanitorSettingError, start_janitor
 from arena.sandbox.lifeline import die_with_parent
 from arena.store import StoreError, database_url, open_store
+from arena.telemetry.logs import configure_from_env, json_handlers
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,8 @@ def run_worker(settings: WorkerSettings) -> int:
     die_with_parent()
     after_setup_logger.connect(safe_celery_logs, weak=False)
     after_setup_task_logger.connect(safe_celery_logs, weak=False)
+    after_setup_logger.connect(json_handlers, weak=False)
+    after_setup_task_logger.connect(json_handlers, weak=False)
     app = make_celery_app(settings.celery)
     worker = app.Worker(
         hostname=f"cardarena-{os.getpid()}@{socket.gethostname()}",
@@ -93,6 +96,7 @@ def run_workers(settings: WorkerSettings, count: int) -> int:
     logging.basicConfig(level=settings.loglevel,
                         format="[%(asctime)s: %(levelname)s/%(processName)s] %(message)s")
     safe_logging()
+    configure_from_env()
     context = multiprocessing.get_context("spawn")
     stopping = False
 

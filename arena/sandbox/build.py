@@ -31,6 +31,7 @@ from arena.sandbox.dockerfile import Dockerfile, DockerfileError, quote
 from arena.sandbox.engine import docker_client
 from arena.sandbox.errors import BuildError
 from arena.sandbox.guard import MARKER, GuardedDockerfile, ensure_guard_image, guard_dockerfile
+from arena.telemetry.metrics import observe_build
 
 log = logging.getLogger(__name__)
 
@@ -254,10 +255,18 @@ def run_build(context: Path, *, tag: str, what: str, timeout_s: float,
             log.debug("%s", line)
             show(line)
 
-        image = _run_build(context, tag=tag, what=what, timeout_s=timeout_s,
-                           max_bytes=max_bytes, buildargs=buildargs, labels=labels,
-                           progress=progress or report, dockerfile=dockerfile,
-                           base_image=base_image, on_work=show.working)
+        started, ok = time.monotonic(), False
+        try:
+            image = _run_build(context, tag=tag, what=what, timeout_s=timeout_s,
+                               max_bytes=max_bytes, buildargs=buildargs, labels=labels,
+                               progress=progress or report, dockerfile=dockerfile,
+                               base_image=base_image, on_work=show.working)
+            ok = True
+        finally:
+            seconds = time.monotonic() - started
+            observe_build(seconds, ok)
+            log.info("build ended", extra={"build": what, "result": "ok" if ok else "failed",
+                                           "seconds": round(seconds, 3)})
         show.up_to_date = not show.worked
         return image
 

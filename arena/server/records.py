@@ -3,14 +3,15 @@
 This is the only place the service reads the records of played deals for what it hands out:
 every API call, page and download that gives a record or a bot's log gets it from here, so the
 logs of a bot (its stderr, debug notes, the text of its faults and of its ending) reach only
-its owner (``arena.match.privacy``). A viewer is a user id, or None for someone who is not
-signed in (the web pages): then every seat's logs are withheld. The operator reads the
-database itself (the ``arena league`` commands).
+its owner (``arena.match.privacy``) and to the service's admins. A viewer is a user id,
+``ADMIN`` for an admin (every seat's logs are kept), or None for someone who is not signed in
+(the web pages): then every seat's logs are withheld. The operator reads the database itself
+(the ``arena league`` commands).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, Literal
 
 from sqlalchemy.orm import Session
 
@@ -19,19 +20,30 @@ from arena.store import Match, Store
 from arena.store.bots import owned_version_ids
 from arena.store.matches import record_rows
 
-Viewer = int | None
-"""The user who asks (its id), or None for nobody signed in."""
+ADMIN: Final = "admin"
+"""The viewer that is an admin of the service: every seat's logs are kept."""
+
+Viewer = int | Literal["admin"] | None
+"""The user who asks (its id), ``ADMIN``, or None for nobody signed in."""
+
+
+def viewer_of(user_id: int, is_admin: bool) -> Viewer:
+    """The viewer a user reads as: ``ADMIN`` for an admin, else its id."""
+    return ADMIN if is_admin else user_id
 
 
 def owned_versions(session: Session, viewer: Viewer) -> frozenset[int]:
-    """The ids of every version of the viewer's bots."""
-    if viewer is None:
+    """The ids of every version of the viewer's bots (an admin's own bots)."""
+    if viewer is None or viewer == ADMIN:
         return frozenset()
     return owned_version_ids(session, viewer)
 
 
 def owned_entrants(session: Session, match: Match, viewer: Viewer) -> frozenset[int]:
-    """The places in the match's entrants held by the viewer's bots."""
+    """The places in the match's entrants held by the viewer's bots (every place for an
+    admin)."""
+    if viewer == ADMIN:
+        return frozenset(range(len(match.entrants)))
     versions = owned_versions(session, viewer)
     return frozenset(index for index, version in enumerate(match.entrants)
                      if version in versions)

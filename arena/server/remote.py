@@ -13,6 +13,7 @@ import grpc
 
 from arena.protocol.schema import platform as pb
 from arena.protocol.schema import platform_grpc as pb_grpc
+from arena.server.tls import TlsError, client_credentials
 
 MAX_MESSAGE_BYTES = 22 * 2**20
 """The largest message sent or received (the service's archive cap plus room)."""
@@ -41,13 +42,20 @@ class RemoteError(Exception):
         self.log = log
 
 
+TLS_CA_ENV = "ARENA_TLS_CA"
+"""The environment variable read when no ``--tls-ca`` is given."""
+
+TLS_PREFIXES = ("grpcs://", "https://")
+"""``--server`` prefixes that ask for TLS (trusting the system's roots without a CA file)."""
+
+
 def target_of(server: str) -> str:
-    """The gRPC target of a ``--server`` value: ``host:port``, ``grpc://host:port`` or
-    ``unix:PATH``."""
+    """The gRPC target of a ``--server`` value: ``host:port``, ``grpc://host:port``,
+    ``grpcs://host:port`` or ``unix:PATH``."""
     server = server.strip()
     if not server:
         raise RemoteError("no server given: pass --server HOST:PORT")
-    for prefix in ("grpc://", "http://"):
+    for prefix in ("grpc://", "http://", *TLS_PREFIXES):
         if server.startswith(prefix):
             return server[len(prefix):].rstrip("/")
     return server
@@ -82,11 +90,21 @@ def archive_bytes(path: Path) -> bytes:
 class RemoteArena:
     """A connection to an ArenaService, every call sending the token."""
 
-    def __init__(self, server: str, token: str | None = None) -> None:
-        """Open a channel to ``server`` (calls are made lazily)."""
-        self.channel = grpc.insecure_channel(
-            target_of(server), options=[("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-                                        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
+    def __init__(self, server: str, token: str | None = None,
+                 tls_ca: Path | None = None) -> None:
+        """Open a channel to ``server`` (calls are made lazily): over TLS trusting the CA
+        certificate ``tls_ca``, or the system's roots for a ``grpcs://`` server."""
+        options = [("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                   ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)]
+        target = target_of(server)
+        if tls_ca is None and not server.strip().startswith(TLS_PREFIXES):
+            self.channel = grpc.insecure_channel(target, options=options)
+        else:
+            try:
+                credentials = client_credentials(tls_ca)
+            except TlsError as error:
+                raise RemoteError(str(error)) from None
+            self.channel = grpc.secure_channel(target, credentials, options=options)
         self.stub = pb_grpc.ArenaServiceStub(self.channel)
         self.token = token
 

@@ -131,3 +131,9 @@ def matches_played_by(session: Session, version_ids: Iterable[int],
     if league:
         query = query.join(League, League.id == Match.league_id).where(League.name == league)
     return list(session.scalars(query))
+
+
+def done_entrants(session: Session, league_id: int) -> list[list[int]]:
+    """The entrants (bot version ids in seat order) of each of a league's done matches."""
+    return [list(entrants) for entrants in session.scalars(select(Match.entrants).where(
+        Match.league_id == league_id, Match.status == MatchStatus.DONE))]

@@ -64,7 +64,9 @@ def migrate(engine: Engine) -> str:
             _lock(connection)
             if _checked(engine, current_revisions(connection)) != (head,):
                 command.upgrade(alembic_config(connection), "head")
+                _check_references(connection)
             connection.commit()
+            _references_on(connection)
     except DBAPIError as error:
         raise unreachable(engine.url, error) from error
     return head
@@ -82,9 +84,27 @@ def _checked(engine: Engine, revisions: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _lock(connection: Connection) -> None:
-    """Hold the database's migration lock until the connection's transaction ends."""
+    """Hold the database's migration lock until the connection's transaction ends (on SQLite
+    with foreign keys off, so that copying a table to change it deletes no row referring to
+    it)."""
     backend = connection.dialect.name
     if backend == "sqlite":
+        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
         connection.exec_driver_sql("BEGIN IMMEDIATE")
     elif backend == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_LOCK_KEY})
+
+
+def _check_references(connection: Connection) -> None:
+    """On SQLite, refuse (roll back) a migration that left a row referring to a missing one."""
+    if connection.dialect.name == "sqlite":
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise RuntimeError(f"the migration left rows referring to missing ones: {broken[:5]}")
+
+
+def _references_on(connection: Connection) -> None:
+    """On SQLite, turn foreign keys back on for the pooled connection."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+        connection.commit()

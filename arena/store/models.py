@@ -103,6 +103,10 @@ class User(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """An admin may disable users and bots, read every log, invite and read the audit log."""
+    disabled_at: Mapped[datetime | None] = mapped_column()
+    """When an admin disabled the user (its tokens are refused), or None."""
 
     bots: Mapped[list[Bot]] = relationship(back_populates="owner")
     tokens: Mapped[list[ApiToken]] = relationship(
@@ -120,8 +124,42 @@ class ApiToken(Base):
     """The hex SHA-256 of the token as the user sends it."""
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
     last_used: Mapped[datetime | None] = mapped_column()
+    prefix: Mapped[str | None] = mapped_column(String(16))
+    """The first characters of the token, shown in listings (None for tokens made before)."""
+    expires_at: Mapped[datetime | None] = mapped_column()
+    """When the token stops working, or None for never."""
+    revoked_at: Mapped[datetime | None] = mapped_column()
+    """When the token was revoked (or rotated away), or None."""
 
     user: Mapped[User] = relationship(back_populates="tokens")
+
+
+class Invitation(Base):
+    """A code an admin made that lets one person register, kept only as its SHA-256."""
+
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    expires_at: Mapped[datetime] = mapped_column()
+    used_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    used_at: Mapped[datetime | None] = mapped_column()
+
+
+class AuditEntry(Base):
+    """One change to accounts or bots: who did what to which target, and when."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utc_now, index=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    """The user name who made the change, or ``operator`` for a command on the database."""
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(300))
+    detail: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class WebSession(Base):
@@ -148,6 +186,8 @@ class Bot(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
+    disabled_at: Mapped[datetime | None] = mapped_column()
+    """When an admin disabled the bot (it is refused as an entrant), or None."""
 
     owner: Mapped[User | None] = relationship(back_populates="bots")
     versions: Mapped[list[BotVersion]] = relationship(back_populates="bot",
@@ -176,6 +216,8 @@ class BotVersion(Base):
     """The game ids the bot declares it plays (``["*"]`` for any)."""
     language: Mapped[str] = mapped_column(String(40), default="", server_default="")
     """The bot's language, as its bot.toml or image label says (empty when unknown)."""
+    build_seconds: Mapped[float | None] = mapped_column(Float)
+    """How long the version's build took, or None when unknown."""
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     bot: Mapped[Bot] = relationship(back_populates="versions")
@@ -201,6 +243,8 @@ class League(Base):
     seed_secret: Mapped[bytes | None] = mapped_column(LargeBinary(64))
     """The key every deal seed of the league is derived from (random, from the OS), or None
     for a league made with a given seed (``settings["seed"]``). Never shown."""
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    """The user who created the league through the service, or None."""
     created_at: Mapped[datetime] = mapped_column(default=utc_now)
 
     entrants: Mapped[list[LeagueEntrant]] = relationship(
@@ -220,6 +264,10 @@ class LeagueEntrant(Base):
     league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     position: Mapped[int] = mapped_column(Integer)
+    retired_at: Mapped[datetime | None] = mapped_column()
+    """On a ladder: when a newer version of the bot replaced this one (None while active)."""
+    base_sets: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """On a ladder: the sets counted as played when it joined (the fewest of the others')."""
 
     league: Mapped[League] = relationship(back_populates="entrants")
     bot_version: Mapped[BotVersion] = relationship()

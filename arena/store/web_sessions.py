@@ -32,10 +32,11 @@ def start_web_session(session: Session, user_id: int, days: int = SESSION_DAYS) 
 
 
 def web_session_user(session: Session, value: str, now: datetime | None = None) -> User | None:
-    """The user signed in with that cookie value, or None (unknown or expired)."""
+    """The user signed in with that cookie value, or None (unknown or expired, or the user
+    disabled by an admin)."""
     row = session.scalars(select(WebSession).where(
         WebSession.session_sha256 == token_digest(value))).one_or_none()
-    if row is None or row.expires_at <= (now or utc_now()):
+    if row is None or row.expires_at <= (now or utc_now()) or row.user.disabled_at is not None:
         return None
     return row.user
 

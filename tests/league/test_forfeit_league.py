@@ -78,7 +78,7 @@ def test_a_crashing_bot_ranks_last_and_its_crashes_show_everywhere(
     crashes = faults["CRASH"]
     assert crashes >= 1 and set(faults) <= {"CRASH", "INIT_ERROR"}
     assert entrants[CRASHER]["forfeits"] == sum(faults.values()) == CRASHER_DEALS
-    assert entrants[RANDOM] == {"bot": RANDOM, "faults": {}, "forfeits": 0}
+    assert entrants[RANDOM] == {"bot": RANDOM, "sets": 2 * DEALS, "faults": {}, "forfeits": 0}
     text = runner.invoke(app, ["league", "status", "cup", "--db", store_url]).output
     assert "forfeits (scored as loss; no deal left out)" in text
     assert re.search(rf"crasher\s*│\s*{CRASHER_DEALS}\s*│", text), text

@@ -228,6 +228,43 @@ def hidden_cards(url: str, match: Match, entrant: int | None) -> dict[int, set[i
     return hidden
 
 
+def assert_public_plays_only(html: str, url: str, running: Match | None) -> None:
+    """A match page draws no card but, for a match in play, the public cards of each deal in
+    play (its section ``data-live-deal``): no card hidden from a spectator."""
+    sections = html.split('data-live-deal="')
+    assert not re.findall(r'data-card="([^"]+)"', sections[0])
+    if running is None:
+        assert len(sections) == 1
+        return
+    deck = load_game("briscola", 2).deck
+    hidden = hidden_cards(url, running, None)
+    for section in sections[1:]:
+        deal = int(section.split('"', 1)[0])
+        drawn = set(re.findall(r'data-card="([^"]+)"', section))
+        assert not drawn & {deck.short(card) for card in hidden[deal]}, deal
+
+
+def fetch_status(address: str) -> int:
+    """The HTTP status of a GET."""
+    try:
+        with urllib.request.urlopen(address, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+def first_event(address: str) -> str:
+    """The first event of a server-sent event stream, as text."""
+    lines = []
+    with urllib.request.urlopen(address, timeout=30) as response:
+        for raw in response:
+            line = raw.decode("utf-8").rstrip("\n")
+            lines.append(line)
+            if line.startswith("data: "):
+                return "\n".join(lines)
+    return "\n".join(lines)
+
+
 def forbidden(url: str) -> tuple[list[str], list[bytes], set[int], bytes]:
     """What must never be seen before a match ends: every seed (in the forms it could be
     printed or encoded) and the league's secret; the seeds and the secret themselves."""
@@ -355,7 +392,11 @@ def test_nothing_seen_while_a_league_runs_gives_a_deal_away_and_the_end_shows_it
         assert html is not None
         seen.add(f"page {path}", html)
         if path.startswith("/matches/"):
-            assert "data-card" not in html and "shown once the match is done" in html
+            assert "shown once the match is done" in html
+            assert_public_plays_only(html, served.url, running if running.id in path else None)
+    steps = fetch_status(f"{served.web}/replay-steps/{running.id}")
+    assert steps == 404, "no steps of a running match"
+    seen.add("live stream", first_event(f"{served.web}/live/matches/{running.id}"))
     seen.add("league status", cli("league", "status", LEAGUE, "--json", "--db", served.url))
     seen.add("remote status", cli("remote", "league", "status", LEAGUE, env=remote))
     seen.add("remote status json", cli("remote", "league", "status", LEAGUE, "--json",

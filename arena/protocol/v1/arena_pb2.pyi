@@ -22,6 +22,12 @@ class WatchView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WATCH_VIEW_PUBLIC: _ClassVar[WatchView]
     WATCH_VIEW_SEAT: _ClassVar[WatchView]
     WATCH_VIEW_FULL: _ClassVar[WatchView]
+
+class AccountKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACCOUNT_KIND_UNSPECIFIED: _ClassVar[AccountKind]
+    ACCOUNT_KIND_USER: _ClassVar[AccountKind]
+    ACCOUNT_KIND_BOT: _ClassVar[AccountKind]
 MATCH_STATE_UNSPECIFIED: MatchState
 MATCH_STATE_PENDING: MatchState
 MATCH_STATE_RUNNING: MatchState
@@ -31,12 +37,17 @@ WATCH_VIEW_UNSPECIFIED: WatchView
 WATCH_VIEW_PUBLIC: WatchView
 WATCH_VIEW_SEAT: WatchView
 WATCH_VIEW_FULL: WatchView
+ACCOUNT_KIND_UNSPECIFIED: AccountKind
+ACCOUNT_KIND_USER: AccountKind
+ACCOUNT_KIND_BOT: AccountKind
 
 class RegisterUserRequest(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "invitation")
     NAME_FIELD_NUMBER: _ClassVar[int]
+    INVITATION_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    invitation: str
+    def __init__(self, name: _Optional[str] = ..., invitation: _Optional[str] = ...) -> None: ...
 
 class RegisterUserResponse(_message.Message):
     __slots__ = ("name", "token")
@@ -186,7 +197,14 @@ class GetLeagueStatusResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[LeagueStatus, _Mapping]] = ..., matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ...) -> None: ...
 
 class LeagueStatus(_message.Message):
-    __slots__ = ("name", "games", "bots", "total", "pending", "leased", "done", "void", "running", "seeds", "forfeit_policy", "forfeits", "void_deals")
+    __slots__ = ("name", "games", "bots", "total", "pending", "leased", "done", "void", "running", "seeds", "forfeit_policy", "forfeits", "void_deals", "sets")
+    class SetsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +218,7 @@ class LeagueStatus(_message.Message):
     FORFEIT_POLICY_FIELD_NUMBER: _ClassVar[int]
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
     VOID_DEALS_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
     name: str
     games: _containers.RepeatedScalarFieldContainer[str]
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -213,7 +232,8 @@ class LeagueStatus(_message.Message):
     forfeit_policy: str
     forfeits: _containers.RepeatedCompositeFieldContainer[BotForfeits]
     void_deals: int
-    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., bots: _Optional[_Iterable[str]] = ..., total: _Optional[int] = ..., pending: _Optional[int] = ..., leased: _Optional[int] = ..., done: _Optional[int] = ..., void: _Optional[int] = ..., running: _Optional[bool] = ..., seeds: _Optional[str] = ..., forfeit_policy: _Optional[str] = ..., forfeits: _Optional[_Iterable[_Union[BotForfeits, _Mapping]]] = ..., void_deals: _Optional[int] = ...) -> None: ...
+    sets: _containers.ScalarMap[str, int]
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., bots: _Optional[_Iterable[str]] = ..., total: _Optional[int] = ..., pending: _Optional[int] = ..., leased: _Optional[int] = ..., done: _Optional[int] = ..., void: _Optional[int] = ..., running: _Optional[bool] = ..., seeds: _Optional[str] = ..., forfeit_policy: _Optional[str] = ..., forfeits: _Optional[_Iterable[_Union[BotForfeits, _Mapping]]] = ..., void_deals: _Optional[int] = ..., sets: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class BotForfeits(_message.Message):
     __slots__ = ("bot", "faults", "forfeits")
@@ -327,7 +347,7 @@ class GameLeaderboard(_message.Message):
     def __init__(self, game: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[RatingEntry, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class RatingEntry(_message.Message):
-    __slots__ = ("bot", "mu", "sigma", "conservative", "contests", "faults", "forfeits")
+    __slots__ = ("bot", "mu", "sigma", "conservative", "contests", "faults", "forfeits", "sets")
     class FaultsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -342,6 +362,7 @@ class RatingEntry(_message.Message):
     CONTESTS_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
     bot: str
     mu: float
     sigma: float
@@ -349,7 +370,8 @@ class RatingEntry(_message.Message):
     contests: int
     faults: _containers.ScalarMap[str, int]
     forfeits: int
-    def __init__(self, bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., contests: _Optional[int] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
+    sets: int
+    def __init__(self, bot: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., conservative: _Optional[float] = ..., contests: _Optional[int] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ..., sets: _Optional[int] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id",)
@@ -392,3 +414,135 @@ class BotLogEntry(_message.Message):
     reason: str
     stderr: str
     def __init__(self, match_id: _Optional[str] = ..., deal: _Optional[int] = ..., seat: _Optional[int] = ..., reason: _Optional[str] = ..., stderr: _Optional[str] = ...) -> None: ...
+
+class TokenInfo(_message.Message):
+    __slots__ = ("id", "prefix", "created_at", "last_used", "expires_at", "revoked_at", "current")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    prefix: str
+    created_at: str
+    last_used: str
+    expires_at: str
+    revoked_at: str
+    current: bool
+    def __init__(self, id: _Optional[int] = ..., prefix: _Optional[str] = ..., created_at: _Optional[str] = ..., last_used: _Optional[str] = ..., expires_at: _Optional[str] = ..., revoked_at: _Optional[str] = ..., current: _Optional[bool] = ...) -> None: ...
+
+class CreateTokenRequest(_message.Message):
+    __slots__ = ("days", "never")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    NEVER_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    never: bool
+    def __init__(self, days: _Optional[int] = ..., never: _Optional[bool] = ...) -> None: ...
+
+class CreateTokenResponse(_message.Message):
+    __slots__ = ("token", "info")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    info: TokenInfo
+    def __init__(self, token: _Optional[str] = ..., info: _Optional[_Union[TokenInfo, _Mapping]] = ...) -> None: ...
+
+class ListTokensRequest(_message.Message):
+    __slots__ = ("all",)
+    ALL_FIELD_NUMBER: _ClassVar[int]
+    all: bool
+    def __init__(self, all: _Optional[bool] = ...) -> None: ...
+
+class ListTokensResponse(_message.Message):
+    __slots__ = ("tokens",)
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    tokens: _containers.RepeatedCompositeFieldContainer[TokenInfo]
+    def __init__(self, tokens: _Optional[_Iterable[_Union[TokenInfo, _Mapping]]] = ...) -> None: ...
+
+class RevokeTokenRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class RevokeTokenResponse(_message.Message):
+    __slots__ = ("info",)
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    info: TokenInfo
+    def __init__(self, info: _Optional[_Union[TokenInfo, _Mapping]] = ...) -> None: ...
+
+class RotateTokenRequest(_message.Message):
+    __slots__ = ("id", "days")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    days: int
+    def __init__(self, id: _Optional[int] = ..., days: _Optional[int] = ...) -> None: ...
+
+class RotateTokenResponse(_message.Message):
+    __slots__ = ("token", "info", "revoked_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    info: TokenInfo
+    revoked_id: int
+    def __init__(self, token: _Optional[str] = ..., info: _Optional[_Union[TokenInfo, _Mapping]] = ..., revoked_id: _Optional[int] = ...) -> None: ...
+
+class DisableAccountRequest(_message.Message):
+    __slots__ = ("kind", "name", "enable")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENABLE_FIELD_NUMBER: _ClassVar[int]
+    kind: AccountKind
+    name: str
+    enable: bool
+    def __init__(self, kind: _Optional[_Union[AccountKind, str]] = ..., name: _Optional[str] = ..., enable: _Optional[bool] = ...) -> None: ...
+
+class DisableAccountResponse(_message.Message):
+    __slots__ = ("disabled",)
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    disabled: bool
+    def __init__(self, disabled: _Optional[bool] = ...) -> None: ...
+
+class CreateInvitationRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class CreateInvitationResponse(_message.Message):
+    __slots__ = ("code", "expires_at")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    expires_at: str
+    def __init__(self, code: _Optional[str] = ..., expires_at: _Optional[str] = ...) -> None: ...
+
+class GetAuditLogRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class GetAuditLogResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[AuditEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[AuditEntry, _Mapping]]] = ...) -> None: ...
+
+class AuditEntry(_message.Message):
+    __slots__ = ("at", "actor", "action", "target", "detail")
+    AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    at: str
+    actor: str
+    action: str
+    target: str
+    detail: str
+    def __init__(self, at: _Optional[str] = ..., actor: _Optional[str] = ..., action: _Optional[str] = ..., target: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...

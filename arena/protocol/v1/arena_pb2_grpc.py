@@ -90,6 +90,41 @@ class ArenaServiceStub:
                 request_serializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
                 _registered_method=True)
+        self.CreateToken = channel.unary_unary(
+                '/cardarena.v1.ArenaService/CreateToken',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.CreateTokenRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.CreateTokenResponse.FromString,
+                _registered_method=True)
+        self.ListTokens = channel.unary_unary(
+                '/cardarena.v1.ArenaService/ListTokens',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.ListTokensRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.ListTokensResponse.FromString,
+                _registered_method=True)
+        self.RevokeToken = channel.unary_unary(
+                '/cardarena.v1.ArenaService/RevokeToken',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.RevokeTokenResponse.FromString,
+                _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/cardarena.v1.ArenaService/RotateToken',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.RotateTokenResponse.FromString,
+                _registered_method=True)
+        self.DisableAccount = channel.unary_unary(
+                '/cardarena.v1.ArenaService/DisableAccount',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.DisableAccountRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.DisableAccountResponse.FromString,
+                _registered_method=True)
+        self.CreateInvitation = channel.unary_unary(
+                '/cardarena.v1.ArenaService/CreateInvitation',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.CreateInvitationRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.CreateInvitationResponse.FromString,
+                _registered_method=True)
+        self.GetAuditLog = channel.unary_unary(
+                '/cardarena.v1.ArenaService/GetAuditLog',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -174,6 +209,57 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateToken(self, request, context):
+        """A new API token of the caller (shown once), expiring as asked or by the service's default.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTokens(self, request, context):
+        """The caller's tokens: a short prefix, when each was made, last used and expires (never the
+        token itself).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeToken(self, request, context):
+        """Revoke one of the caller's tokens: it is refused from then on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateToken(self, request, context):
+        """A new token in place of one of the caller's (the token of this call by default); the old
+        one is revoked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DisableAccount(self, request, context):
+        """Admins: disable (or enable again) a user or a bot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateInvitation(self, request, context):
+        """Admins: an invitation code that lets one person register (registration by invitation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAuditLog(self, request, context):
+        """Admins: the audit log of account and bot changes, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -231,6 +317,41 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetBotLogs,
                     request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogsRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogsResponse.SerializeToString,
+            ),
+            'CreateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateToken,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.CreateTokenRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.CreateTokenResponse.SerializeToString,
+            ),
+            'ListTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTokens,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.ListTokensRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.ListTokensResponse.SerializeToString,
+            ),
+            'RevokeToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeToken,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.RevokeTokenRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.RevokeTokenResponse.SerializeToString,
+            ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.RotateTokenRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.RotateTokenResponse.SerializeToString,
+            ),
+            'DisableAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.DisableAccount,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.DisableAccountRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.DisableAccountResponse.SerializeToString,
+            ),
+            'CreateInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateInvitation,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.CreateInvitationRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.CreateInvitationResponse.SerializeToString,
+            ),
+            'GetAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAuditLog,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -530,6 +651,195 @@ class ArenaService:
             '/cardarena.v1.ArenaService/GetBotLogs',
             cardarena_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
             cardarena_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/CreateToken',
+            cardarena_dot_v1_dot_arena__pb2.CreateTokenRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.CreateTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/ListTokens',
+            cardarena_dot_v1_dot_arena__pb2.ListTokensRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.ListTokensResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/RevokeToken',
+            cardarena_dot_v1_dot_arena__pb2.RevokeTokenRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.RevokeTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/RotateToken',
+            cardarena_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.RotateTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DisableAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/DisableAccount',
+            cardarena_dot_v1_dot_arena__pb2.DisableAccountRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.DisableAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/CreateInvitation',
+            cardarena_dot_v1_dot_arena__pb2.CreateInvitationRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.CreateInvitationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/GetAuditLog',
+            cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

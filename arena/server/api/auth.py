@@ -8,7 +8,7 @@ import grpc
 
 from arena.server.api.errors import ApiError
 from arena.store import Store
-from arena.store.accounts import user_for_token
+from arena.store.accounts import check_token
 
 AUTHORIZATION = "authorization"
 """The metadata key carrying ``Bearer <token>``."""
@@ -22,6 +22,9 @@ class Caller:
 
     id: int
     name: str
+    is_admin: bool = False
+    token_id: int | None = None
+    """The id of the token the call was made with."""
 
 
 def bearer_token(context: grpc.ServicerContext) -> str | None:
@@ -35,15 +38,25 @@ def bearer_token(context: grpc.ServicerContext) -> str | None:
 
 
 def authenticate(store: Store, context: grpc.ServicerContext) -> Caller:
-    """The calling user, or UNAUTHENTICATED when the token is missing or unknown."""
+    """The calling user, or UNAUTHENTICATED when the token is missing, unknown, revoked or
+    expired, or its user disabled."""
     token = bearer_token(context)
     if token is None:
         raise ApiError(grpc.StatusCode.UNAUTHENTICATED,
                        "no API token: send the metadata 'authorization: Bearer <token>' "
                        "(arena remote register NAME gives one)")
     with store.session() as session:
-        user = user_for_token(session, token)
+        checked = check_token(session, token)
+        user = checked.user
         if user is None:
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED,
-                           "unknown API token: check it, or register for a new one")
-        return Caller(id=user.id, name=user.name)
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, checked.refusal)
+        return Caller(id=user.id, name=user.name, is_admin=user.is_admin,
+                      token_id=checked.token_id)
+
+
+def require_admin(caller: Caller) -> Caller:
+    """The caller when an admin, else PERMISSION_DENIED."""
+    if not caller.is_admin:
+        raise ApiError(grpc.StatusCode.PERMISSION_DENIED,
+                       f"the user {caller.name!r} is not an admin; only admins may do this")
+    return caller

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,9 @@ class BotCatalog:
             try:
                 bot_folder = uploads.unpack(archive, folder, limits)
                 tag = image_tag(f"{caller.name}-{name}", folder.name)
+                started = time.monotonic()
                 image = uploads.build(bot_folder, tag=tag, limits=limits)
+                build_seconds = time.monotonic() - started
             except uploads.error as error:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise ApiError(upload_status(error), str(error),
@@ -131,7 +134,7 @@ class BotCatalog:
             except BaseException:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise
-        return self._record(caller, name, folder.name, image)
+        return self._record(caller, name, folder.name, image, build_seconds)
 
     def _fresh_folder(self, user: str, bot: str, number: int) -> Path:
         """A new, empty folder for upload ``number`` (or the next free one)."""
@@ -145,8 +148,10 @@ class BotCatalog:
             except FileExistsError:
                 number += 1
 
-    def _record(self, caller: Caller, name: str, version: str, image: Any) -> Submitted:
-        """Store the built image as a version of the caller's bot (creating the bot)."""
+    def _record(self, caller: Caller, name: str, version: str, image: Any,
+                build_seconds: float) -> Submitted:
+        """Store the built image as a version of the caller's bot (creating the bot), with
+        how long its build took (the daily build quota counts it)."""
         with self.store.session() as session:
             bot = add_bot(session, name, caller.id)
             if bot is None:
@@ -157,6 +162,7 @@ class BotCatalog:
                                      image_ref=getattr(image, "pinned", "") or image.ref,
                                      image_id=image.image_id,
                                      games=tuple(image.games), language=image.language)
+            row.build_seconds = build_seconds
             session.commit()
             return Submitted(bot=name, version_id=row.id)
 

@@ -51,7 +51,7 @@ def league_status(status: LeagueStatus, running: bool) -> pb.LeagueStatus:
         pending=counts[MatchStatus.PENDING.value], leased=counts[MatchStatus.LEASED.value],
         done=counts[MatchStatus.DONE.value], void=counts[MatchStatus.VOID.value],
         running=running, seeds=status.seeds, forfeit_policy=status.forfeit_policy,
-        void_deals=status.void_deals,
+        void_deals=status.void_deals, sets={bot: status.sets[bot] for bot in status.bots},
         forfeits=[pb.BotForfeits(bot=bot, faults=dict(count.faults), forfeits=count.forfeits)
                   for bot, count in status.faults.items()])
 
@@ -64,13 +64,16 @@ def match_info(match: Match, names: dict[int, str]) -> pb.MatchInfo:
 
 
 def rating_entries(ratings: Sequence[Rating[Any]],
-                   faults: Mapping[str, FaultCount] | None = None) -> list[pb.RatingEntry]:
-    """A leaderboard, best first, with each bot's forfeited deals by reason code."""
+                   faults: Mapping[str, FaultCount] | None = None,
+                   sets: Mapping[str, int] | None = None) -> list[pb.RatingEntry]:
+    """A leaderboard, best first, with each bot's forfeited deals by reason code and the sets
+    its rating rests on."""
     entries = []
     for rating in ratings:
         count = (faults or {}).get(str(rating.bot))
         entries.append(pb.RatingEntry(
             bot=str(rating.bot), mu=rating.mu, sigma=rating.sigma,
             conservative=rating.conservative, contests=rating.contests,
-            faults=dict(count.faults) if count else {}, forfeits=count.forfeits if count else 0))
+            faults=dict(count.faults) if count else {}, forfeits=count.forfeits if count else 0,
+            sets=(sets or {}).get(str(rating.bot), 0)))
     return entries

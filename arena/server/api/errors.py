@@ -16,7 +16,7 @@ from arena.league.schedule import ScheduleError
 from arena.match import MatchError
 from arena.sandbox.errors import SandboxError
 from arena.store import StoreError
-from arena.store.accounts import AccountError, NameTaken
+from arena.store.accounts import AccountError, NameTaken, UnknownAccount
 
 LOG = logging.getLogger("arena.server.api")
 
@@ -57,6 +57,8 @@ def api_error(error: Exception) -> ApiError:
     if isinstance(error, ApiError):
         return error
     message = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, UnknownAccount):
+        return not_found(message)
     if isinstance(error, NameTaken):
         return ApiError(grpc.StatusCode.ALREADY_EXISTS, message)
     if isinstance(error, LeagueError) and (message.startswith("no league named")):

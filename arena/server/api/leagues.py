@@ -24,7 +24,8 @@ from arena.match.timecontrol import TimeControl
 from arena.policies import policy_names
 from arena.server.api.bots import find_bot
 from arena.server.api.errors import ApiError, invalid
-from arena.store import BotKind, Match, Store
+from arena.store import BotKind, League, Match, Store
+from arena.store.admin import disabled_reason
 from arena.store.matches import league_matches
 
 LOG = logging.getLogger("arena.server.api")
@@ -39,6 +40,9 @@ def entrant_of(store: Store, name: str) -> str | EntrantSpec:
         bot = find_bot(session, name)
         if bot.owner_id is None:
             raise invalid(f"{name!r} is not a bot uploaded to this service")
+        if refusal := disabled_reason(bot):
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
+                           f"{refusal}: it cannot join a league")
         if not bot.versions:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
                            f"the bot {name!r} has no version yet; submit one")
@@ -82,23 +86,28 @@ class LeagueRunner:
         self._lock = threading.Lock()
 
     def create(self, name: str, bots: Sequence[str], games: Sequence[str], deals: int,
-               rounds: int, seed: int | None, settings: LeagueSettings) -> LeagueStatus:
-        """Create a league (its entrants resolved on the service) and return its status; its
-        deals are secret unless a ``seed`` is given."""
+               rounds: int, seed: int | None, settings: LeagueSettings,
+               owner_id: int | None = None) -> LeagueStatus:
+        """Create a league (its entrants resolved on the service) owned by ``owner_id`` and
+        return its status; its deals are secret unless a ``seed`` is given."""
         if not bots:
             raise invalid("a league needs bots: name uploaded bots or policies "
                           f"({', '.join(policy_names())})")
         entrants = [entrant_of(self.store, bot) for bot in bots]
         chosen: str | list[str] = list(games) if games else ALL_GAMES
         try:
-            create_league(self.store, name, entrants, chosen, deals or 1, rounds or 1, seed,
-                          settings)
+            league_id = create_league(self.store, name, entrants, chosen, deals or 1,
+                                      rounds or 1, seed, settings)
         except LeagueError as error:
             if "already exists" not in str(error):
                 raise
             raise LeagueError(f"a league named {name.strip()!r} already exists on this "
                               "service; choose another name (a league on the service is "
                               "never replaced: its results stay)") from None
+        if owner_id is not None:
+            with self.store.session() as session:
+                session.get_one(League, league_id).owner_id = owner_id
+                session.commit()
         return self.status(name.strip())
 
     def status(self, name: str) -> LeagueStatus:

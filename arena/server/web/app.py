@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from arena.league.report_page import TEMPLATES
+from arena.server.web.live import router as live_router
 from arena.server.web.pages import router
 from arena.server.web.queries import NotFound, Queries
 from arena.server.web.rendering import HERE, BadRequest, error_page, make_templates
@@ -86,6 +87,7 @@ def create_app(store_url: str) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_api_route("/favicon.svg", favicon, include_in_schema=False, name="favicon")
     app.add_api_route("/favicon.ico", favicon, include_in_schema=False)
+    app.include_router(live_router, dependencies=[Depends(signed_in)])
     app.include_router(router, dependencies=[Depends(signed_in)])
     app.include_router(sign_in_router, dependencies=[Depends(signed_in)])
     app.add_exception_handler(HTTPException, on_http_error)

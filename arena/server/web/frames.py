@@ -52,6 +52,12 @@ class SeatFrame:
     hidden: int
     to_act: bool
     score: float
+    points: int = 0
+    """The card points the seat has taken so far in this hand (the engine's ``points``)."""
+    captured: int = 0
+    """How many cards the seat has captured so far in this hand (fishing games)."""
+    scope: int = 0
+    """How many of its captures this hand cleared the table (a *scopa*)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,10 @@ class Frame:
     bot_note: str = ""
     """The debug note the acting bot sent with this step's decision (control characters
     escaped); shown in the full view and in the acting seat's own view."""
+    stock: int | None = None
+    """How many cards are left in the stock, for games dealt with one; else None."""
+    fishing: bool = False
+    """True for the fishing games (capture piles and scope are shown)."""
 
     def shown_cards(self) -> list[CardFace]:
         """Every face-up card this frame draws, in page order."""
@@ -108,6 +118,12 @@ class _Table:
     hand: int = 0
     trump: CardFace | None = None
     trump_suit: str = ""
+    captured: dict[int, int] = field(default_factory=dict)
+    scope: dict[int, int] = field(default_factory=dict)
+
+
+SCOPA_GAMES = frozenset({"scopa", "scopone"})
+"""Games whose capture event says, in its first value, whether it cleared the table."""
 
 
 class FrameBuilder:
@@ -122,6 +138,8 @@ class FrameBuilder:
         self.game: Game = record.make_game()
         self.state: State = self.game.new_initial_state(record.seed)
         self.table = _Table()
+        self.has_stock = self.state.observation(0).stock_size > 0
+        self.fishing = self.game.id in SCOPA_GAMES
 
     def frames(self) -> list[Frame]:
         """Every frame of the match: the deal, then one per action."""
@@ -177,6 +195,8 @@ class FrameBuilder:
             if kind == EventKind.HAND_START:
                 self.table.plays.clear()
                 self.table.auction.clear()
+                self.table.captured.clear()
+                self.table.scope.clear()
                 self.table.hand = (event.values[0] if event.values else self.table.hand) + 1
             elif kind in (EventKind.PLAY, EventKind.PLAY_FACE_DOWN):
                 card = event.cards[0] if event.cards else HIDDEN
@@ -190,6 +210,7 @@ class FrameBuilder:
             elif kind == EventKind.CAPTURE:
                 capture = (event.seat, card_faces(deck, event.cards))
                 self.table.plays.clear()
+                self._count_capture(event)
             elif kind == EventKind.DRAW:
                 draws.append((event.seat, card_faces(deck, event.cards)))
             elif kind == EventKind.TRUMP:
@@ -215,7 +236,16 @@ class FrameBuilder:
                      trick_points=points, table=card_faces(deck, observation.table),
                      capture=capture, draws=tuple(draws), auction=tuple(self.table.auction),
                      trump=self.table.trump, trump_suit=self.table.trump_suit,
-                     notes=tuple(notes))
+                     notes=tuple(notes),
+                     stock=observation.stock_size if self.has_stock else None,
+                     fishing=self.fishing)
+
+    def _count_capture(self, event: Event) -> None:
+        """Add a capture to its seat's pile, and to its scope when it cleared the table."""
+        seat = event.seat
+        self.table.captured[seat] = self.table.captured.get(seat, 0) + len(event.cards)
+        if self.fishing and event.values and event.values[0]:
+            self.table.scope[seat] = self.table.scope.get(seat, 0) + 1
 
     def _trick(self, event: Event) -> tuple[Play, ...]:
         """The completed trick in play order, each card with the seat that played it."""
@@ -259,7 +289,8 @@ class FrameBuilder:
         if self.view is None:
             observations = [self.state.observation(seat) for seat in range(self.record.players)]
             return tuple(SeatFrame(seat, _player(players, seat), card_faces(deck, seen.hand),
-                                   0, seat == current, seen.scores[seat])
+                                   0, seat == current, seen.scores[seat],
+                                   *self._piles(seen.points, seat))
                          for seat, seen in enumerate(observations))
         seen = self.state.observation(self.view)
         visible = dict(seen.visible_hands)
@@ -271,8 +302,14 @@ class FrameBuilder:
                 cards = tuple(card for card in visible.get(seat, ()) if card != HIDDEN)
             hidden = max(seen.hand_sizes[seat] - len(cards), 0)
             seats.append(SeatFrame(seat, _player(players, seat), card_faces(deck, cards), hidden,
-                                   seat == current, seen.scores[seat]))
+                                   seat == current, seen.scores[seat],
+                                   *self._piles(seen.points, seat)))
         return tuple(seats)
+
+    def _piles(self, points: Sequence[int], seat: int) -> tuple[int, int, int]:
+        """A seat's card points, captured cards and scope so far in the hand."""
+        return (points[seat] if seat < len(points) else 0,
+                self.table.captured.get(seat, 0), self.table.scope.get(seat, 0))
 
 
 def _decision(events: Sequence[Event], actor: int) -> list[Event]:

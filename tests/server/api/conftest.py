@@ -98,14 +98,16 @@ def make_service(tmp_path: Path) -> Iterator[ServiceFactory]:
     """Start services on unix sockets (stopped, and their folders removed, afterwards)."""
     started: list[tuple[Service, str]] = []
 
-    def make(uploads: Uploads | None = FAKE_UPLOADS, workers: int = 1) -> Service:
-        """A service over a fresh store."""
+    def make(uploads: Uploads | None = FAKE_UPLOADS, workers: int = 1,
+             **options: Any) -> Service:
+        """A service over a fresh store (``options`` go to ``start_api``)."""
         folder = tempfile.mkdtemp(prefix="arena-api-", dir="/tmp")
         url = f"sqlite:///{tmp_path / f'service{len(started)}.db'}"
         store = open_store(url)
         address = f"unix:{folder}/api.sock"
         data = tmp_path / f"data{len(started)}"
-        api = start_api(store, url, data, address, workers=workers, uploads=uploads)
+        api = start_api(store, url, data, address, workers=workers, uploads=uploads,
+                        **options)
         service = Service(api=api, store=store, address=address, data=data)
         started.append((service, folder))
         return service

@@ -114,6 +114,8 @@ def test_a_league_from_creation_to_leaderboard(service: Service, tmp_path: Path)
     board = json.loads(run(service, "leaderboard", "--json", token=token).stdout)
     assert len(board["overall"]) == 2
     assert [(row["faults"], row["forfeits"]) for row in board["overall"]] == [({}, 0)] * 2
+    assert [row["sets"] for row in board["overall"]] == [1, 1]
+    assert status["status"]["sets"] == {"heuristic (policy)": 1, "random (policy)": 1}
     assert board["overall_note"] == "forfeits scored as loss; no deal left out"
     assert status["status"]["forfeit_policy"] == "loss"
     assert sorted((entry["bot"], entry["forfeits"]) for entry in status["status"]["forfeits"]

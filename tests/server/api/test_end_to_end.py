@@ -81,6 +81,8 @@ def test_two_users_upload_bots_and_a_league_between_them_comes_back(
         board = bob.call("GetLeaderboard", pb.GetLeaderboardRequest(league="uploads"))
         assert sorted(rating.bot for rating in board.overall) == ["alpha", "beta"]
         assert all(rating.contests > 0 for rating in board.overall)
+        assert [rating.sets for rating in board.overall] == [1, 1]
+        assert dict(status.status.sets) == {"alpha": 1, "beta": 1}
 
         [match] = status.matches
         records = bob.call("GetReplay", pb.GetReplayRequest(match_id=match.id)).records

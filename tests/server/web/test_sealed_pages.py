@@ -33,7 +33,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[Match]]:
 def test_a_match_not_done_shows_neither_its_seed_nor_its_deal(
         played: tuple[str, list[Match]], status: MatchStatus) -> None:
     """Set back from done (its records still stored), a match's page shows no seed, no card
-    and no replay, and says the seed is secret until then."""
+    and no replay, and says the seed is secret until then; its replay's steps are not
+    found."""
     url, rows = played
     match = rows[[MatchStatus.PENDING, MatchStatus.LEASED, MatchStatus.VOID].index(status)]
     with open_store(url) as store, store.session() as session:
@@ -47,6 +48,10 @@ def test_a_match_not_done_shows_neither_its_seed_nor_its_deal(
             assert str(match.seed) not in html
             assert "data-card" not in html
             assert "seed secret, shown once the match is done" in html
+        for query in ("", "?view=0", "?view=full&deal=1"):
+            steps = client.get(f"/replay-steps/{match.id}{query}")
+            assert steps.status_code == 404
+            assert str(match.seed) not in steps.text and "data-card" not in steps.text
 
 
 def test_a_done_match_shows_its_seed_and_its_deal(played: tuple[str, list[Match]]) -> None:

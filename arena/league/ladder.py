@@ -30,6 +30,7 @@ from arena.league.ladder_schedule import LadderGame, LadderState, Skill, next_se
 from arena.league.schedule import deal_seed, rotation_period
 from arena.league.status import bot_names
 from arena.store import League, SeedSource, Store, ensure_bot_version
+from arena.store.admin import playable
 from arena.store.bots import uploaded_bots
 from arena.store.ladder import counts, join, members, next_position
 from arena.store.leagues import add_league, add_matches, league_named
@@ -118,7 +119,7 @@ def join_uploads(store: Store, league_id: int) -> list[str]:
         entered = {entrant.bot_version_id for entrant in members(session, league_id,
                                                                  active=False)}
         for bot in uploaded_bots(session):
-            if not bot.versions or getattr(bot, "disabled_at", None) is not None:
+            if not bot.versions or not playable(bot):
                 continue
             latest = bot.versions[-1]
             plays = set(latest.games or ["*"])
@@ -149,7 +150,7 @@ def top_up(store: Store, league_id: int, in_flight: int,
         if wanted <= 0:
             return []
         active = [entrant for entrant in members(session, league_id)
-                  if getattr(entrant.bot_version.bot, "disabled_at", None) is None]
+                  if playable(entrant.bot_version.bot)]
         state = LadderState(
             bots=[entrant.bot_version_id for entrant in active], games=ladder_games(league),
             ratings=ratings or {}, sets=found.per_bot, meetings=found.per_pair,

@@ -72,6 +72,9 @@ def serve_command(
         "--games", metavar="ID,ID", help="The ladder's games (default: briscola).")] = None,
     registration: Annotated[Registration, REGISTRATION_OPTION] = Registration.OPEN,
     token_days: Annotated[int, TOKEN_DAYS_OPTION] = DEFAULT_TOKEN_DAYS,
+    rate_humans: Annotated[bool, typer.Option(
+        "--rate-humans", help="Rate the tables people played (/play) on the leaderboards.")
+    ] = False,
 ) -> None:
     """Serve the arena: the gRPC API (accounts, uploads, leagues, watching) and the web pages."""
     from arena.sandbox.janitor import JanitorSettingError, start_janitor
@@ -96,7 +99,8 @@ def serve_command(
         metrics_at = metrics.enter_context(serving_metrics(metrics_port, host, store))
         api = start_api(store, url, folder, f"{host}:{grpc_port}", workers=workers,
                         broker=broker, limits=limits, tls=tls,
-                        accounts=account_policy(registration, token_days))
+                        accounts=account_policy(registration, token_days),
+                        rate_humans=rate_humans)
     except (OSError, MetricsUnavailable) as error:
         metrics.close()
         store.close()
@@ -115,7 +119,7 @@ def serve_command(
     ladder_run = None if ladder_games is None else start_ladder(url, ladder_games, workers,
                                                                 broker)
     try:
-        serve_web(url, host, web_port, say, tls) or api.server.wait_for_termination()
+        serve_web(url, host, web_port, say, tls, rate_humans) or api.server.wait_for_termination()
     except KeyboardInterrupt:
         pass
     finally:
@@ -129,9 +133,9 @@ def serve_command(
 
 
 def serve_web(url: str, host: str, port: int, say: Callable[[str], None],
-              tls: TlsFiles | None = None) -> bool:
-    """Serve the web pages (over https with ``tls``) until stopped; False (after one line)
-    when they cannot be."""
+              tls: TlsFiles | None = None, rate_humans: bool = False) -> bool:
+    """Serve the web pages (over https with ``tls``; people's tables rated with
+    ``rate_humans``) until stopped; False (after one line) when they cannot be."""
     try:
         import uvicorn
 
@@ -140,7 +144,7 @@ def serve_web(url: str, host: str, port: int, say: Callable[[str], None],
         say(f"web pages off: {error} (pip install 'card-arena[server]'); serving gRPC only")
         return False
     say(f"web pages on {'https' if tls else 'http'}://{host}:{port}/")
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning",
+    uvicorn.run(create_app(url, rate_humans), host=host, port=port, log_level="warning",
                 ssl_certfile=tls and str(tls.cert), ssl_keyfile=tls and str(tls.key),
                 timeout_graceful_shutdown=STOP_GRACE_S,
                 **({"log_config": None} if json_logs() else {}))

@@ -20,6 +20,15 @@ from arena.league.status import LeftOut, ScoredSet, find_league, left_out, score
 from arena.store import League, Store
 from arena.store.leagues import all_leagues
 
+HUMAN_SEATS = "human_seats"
+"""The league setting that lists the seats people played (``arena.server.tables``)."""
+
+
+def rated_leagues(leagues: Sequence[League], rate_humans: bool = False) -> list[League]:
+    """The leagues the leaderboards rate: those where people played only with ``rate_humans``."""
+    return [league for league in leagues
+            if rate_humans or not (league.settings or {}).get(HUMAN_SEATS)]
+
 
 @dataclass
 class Leaderboards:
@@ -90,11 +99,13 @@ class Leaderboards:
         return data
 
 
-def leaderboards(store: Store, league: str | None, game: str | None) -> Leaderboards:
-    """The leaderboards of one league's (or every league's) finished matches."""
+def leaderboards(store: Store, league: str | None, game: str | None,
+                 rate_humans: bool = False) -> Leaderboards:
+    """The leaderboards of one league's (or every league's) finished matches; every league
+    leaves out those where people played, unless ``rate_humans``."""
     with store.session() as session:
         leagues: Sequence[League] = ([find_league(session, league)] if league
-                                     else all_leagues(session))
+                                     else rated_leagues(all_leagues(session), rate_humans))
         played, _ = scored_sets(session, leagues, game)
         void = left_out(session, [item.id for item in leagues])
         session.commit()

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from arena.agents import AgentExit
+from arena.agents.human import HUMAN_PREFIX
 from arena.league.create import POLICY_PREFIX, LeagueError, league_policy
 from arena.league.forfeits import (
     DEFAULT_POLICY,
@@ -122,8 +123,9 @@ def bot_names(versions: Iterable[BotVersion]) -> dict[int, str]:
     counts = Counter(version.bot.name for version in versions)
     names = {}
     for version in versions:
-        name = version.bot.name.removeprefix(POLICY_PREFIX) + (
-            " (policy)" if version.bot.name.startswith(POLICY_PREFIX) else "")
+        name = version.bot.name.removeprefix(POLICY_PREFIX).removeprefix(HUMAN_PREFIX) + (
+            " (policy)" if version.bot.name.startswith(POLICY_PREFIX)
+            else " (person)" if version.bot.name.startswith(HUMAN_PREFIX) else "")
         if counts[version.bot.name] > 1:
             name += f" {version.version or version.fingerprint[:8]}"
             if sum(v.bot.name == version.bot.name and v.version == version.version

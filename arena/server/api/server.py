@@ -45,9 +45,11 @@ class ApiServer:
 def start_api(store: Store, store_url: str, data_dir: Path, address: str = "127.0.0.1:50051",
               *, workers: int = 2, broker: str | None = None,
               uploads: Uploads | None = None, limits: ServiceLimits | None = None,
-              tls: TlsFiles | None = None, accounts: AccountPolicy | None = None) -> ApiServer:
+              tls: TlsFiles | None = None, accounts: AccountPolicy | None = None,
+              rate_humans: bool = False) -> ApiServer:
     """Serve ArenaService at ``address`` (``host:port``, port 0 picks one, or ``unix:PATH``),
-    holding calls to ``limits`` (None: none) and over TLS with ``tls`` (None: plaintext).
+    holding calls to ``limits`` (None: none) and over TLS with ``tls`` (None: plaintext);
+    people's tables count on the leaderboards only with ``rate_humans``.
 
     Raises ``OSError`` when the address cannot be bound.
     """
@@ -55,7 +57,7 @@ def start_api(store: Store, store_url: str, data_dir: Path, address: str = "127.
     archive_bytes = getattr(upload_limits, "archive_bytes", DEFAULT_ARCHIVE_BYTES)
     size = archive_bytes + MESSAGE_MARGIN
     servicer = ArenaServicer(store, store_url, data_dir, workers=workers, broker=broker,
-                             uploads=uploads, accounts=accounts)
+                             uploads=uploads, accounts=accounts, rate_humans=rate_humans)
     interceptors = [] if limits is None else [
         LimitsInterceptor(LimitGuard(store, limits, servicer.leagues.running))]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=THREADS,

@@ -34,11 +34,13 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
 
     def __init__(self, store: Store, store_url: str, data_dir: Path, *, workers: int = 2,
                  broker: str | None = None, uploads: Uploads | None = None,
-                 max_watchers: int = MAX_WATCHERS, accounts: AccountPolicy | None = None) -> None:
+                 max_watchers: int = MAX_WATCHERS, accounts: AccountPolicy | None = None,
+                 rate_humans: bool = False) -> None:
         """Serve ``store``; uploads go under ``data_dir``; leagues run with ``workers``
         local processes, or through Celery at ``broker``; ``accounts`` sets registration
-        and how long tokens last."""
+        and how long tokens last; people's tables are rated only with ``rate_humans``."""
         self.store = store
+        self.rate_humans = rate_humans
         self.accounts = AccountDesk(store, accounts)
         self.catalog = BotCatalog(store, data_dir, uploads)
         self.leagues = LeagueRunner(store, store_url, workers, broker)
@@ -162,7 +164,8 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         self.caller(context)
         if request.game:
             get_spec(request.game)
-        boards = leaderboards(self.store, request.league or None, request.game or None)
+        boards = leaderboards(self.store, request.league or None, request.game or None,
+                              self.rate_humans)
         per_game = boards.per_game
         if request.game:
             per_game = {request.game: per_game[request.game]}

@@ -19,8 +19,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from arena.league.report_page import TEMPLATES
+from arena.server.tables import Tables
 from arena.server.web.live import router as live_router
 from arena.server.web.pages import router
+from arena.server.web.play import router as play_router
 from arena.server.web.queries import NotFound, Queries
 from arena.server.web.rendering import HERE, BadRequest, error_page, make_templates
 from arena.server.web.signin import router as sign_in_router
@@ -70,19 +72,23 @@ async def favicon() -> Response:
     return FileResponse(FAVICON, media_type="image/svg+xml")
 
 
-def create_app(store_url: str) -> FastAPI:
-    """The web app reading the store at ``store_url`` (a URL or a SQLite path)."""
+def create_app(store_url: str, rate_humans: bool = False) -> FastAPI:
+    """The web app reading the store at ``store_url`` (a URL or a SQLite path); people's
+    tables count on the leaderboards only with ``rate_humans``."""
     store = open_store(store_url)
+    tables = Tables(store)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        """Close the store's connections when the server stops."""
+        """Stop the tables in play and close the store's connections when the server stops."""
         yield
+        await tables.stop()
         store.close()
 
     app = FastAPI(title="Card Arena", docs_url=None, redoc_url=None, openapi_url=None,
                   lifespan=lifespan)
-    app.state.queries = Queries(store)
+    app.state.queries = Queries(store, rate_humans)
+    app.state.tables = tables
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.add_api_route("/favicon.svg", favicon, include_in_schema=False, name="favicon")
@@ -90,6 +96,7 @@ def create_app(store_url: str) -> FastAPI:
     app.include_router(live_router, dependencies=[Depends(signed_in)])
     app.include_router(router, dependencies=[Depends(signed_in)])
     app.include_router(sign_in_router, dependencies=[Depends(signed_in)])
+    app.include_router(play_router, dependencies=[Depends(signed_in)])
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(NotFound, on_not_found)
     app.add_exception_handler(RequestValidationError, on_bad_request)

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from arena.league.boards import leaderboards
+from arena.league.boards import leaderboards, rated_leagues
 from arena.league.compare import (
     DEFAULT_CORRECTION,
     BotSummary,
@@ -51,7 +51,7 @@ from arena.store import (
     Store,
 )
 from arena.store.bots import bot_named, version_owners, versions_with_bots
-from arena.store.leagues import entered_versions, league_names, leagues_entered
+from arena.store.leagues import all_leagues, entered_versions, league_names, leagues_entered
 from arena.store.matches import done_version, league_matches
 from arena.store.results import recent_returns, seat_results
 
@@ -166,9 +166,10 @@ class BotPage:
 class Queries:
     """The web pages' reads of one store, with the leaderboards cached."""
 
-    def __init__(self, store: Store) -> None:
-        """Read from ``store``."""
+    def __init__(self, store: Store, rate_humans: bool = False) -> None:
+        """Read from ``store``; people's tables are rated only with ``rate_humans``."""
         self.store = store
+        self.rate_humans = rate_humans
         self._lock = threading.Lock()
         self._boards: tuple[tuple[int, datetime | None], Boards] | None = None
         self._reports: dict[tuple[str, int, datetime | None], LeagueReport[str]] = {}
@@ -185,9 +186,10 @@ class Queries:
                 key = self._version(session)
             if self._boards is not None and self._boards[0] == key:
                 return self._boards[1]
-            tables = leaderboards(self.store, None, None)
+            tables = leaderboards(self.store, None, None, self.rate_humans)
             with self.store.session() as session:
-                scored, _ = scored_sets(session)
+                scored, _ = scored_sets(session, rated_leagues(all_leagues(session),
+                                                               self.rate_humans))
                 played = [(entry.match, entry.result) for entry in scored]
                 versions = entered_versions(session)
                 names = {display: version.bot.name

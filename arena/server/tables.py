@@ -1,0 +1,279 @@
+"""Tables where a signed-in person plays a deal against reference policies, in the web process.
+
+A table is one deal of a 2-player game (the person at seat 0, a policy at seat 1) run by the
+match runner as an asyncio task in the server's event loop, under one clock for every seat
+(``TABLE_CLOCK``). It is stored as a match like any other: in the league ``tables`` (made on
+first use, its settings marking the seat people play, ``HUMAN_SEATS``), the person as the bot
+``human:NAME``, the policy as ``policy:NAME``. The match row is written leased when the table
+opens (so its seed stays hidden and no worker takes it), and done, with its record, when the
+deal ends. One table per user plays at a time, and at most ``MAX_TABLES`` in all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.agents import PolicySeat, SeatSpec
+from arena.agents.human import HUMAN_PREFIX, HumanAgent, HumanSeat
+from arena.games import load_game
+from arena.games.rng import MAX_SEED
+from arena.league.boards import HUMAN_SEATS
+from arena.league.create import POLICY_PREFIX, LeagueSettings, entrant_spec, new_match_id
+from arena.match import DuplicateResult
+from arena.match.runner import run_duplicate_async
+from arena.match.timecontrol import TimeControl
+from arena.store import BotKind, League, Match, MatchStatus, SeedSource, Store, ensure_bot_version
+from arena.store.leagues import league_named
+from arena.store.leases import complete_match, void_match
+from arena.store.models import LeagueEntrant, utc_now
+from arena.store.outcomes import deal_records, seat_outcomes
+
+log = logging.getLogger(__name__)
+
+TABLES_LEAGUE = "tables"
+"""The league every table's match is stored in."""
+
+TABLE_GAMES = ("briscola",)
+"""The games a person may play at a table (2 players)."""
+
+OPPONENTS = ("random", "heuristic")
+"""The reference policies a person may play against."""
+
+TABLE_CLOCK = TimeControl(decision_ms=30_000, bank_ms=120_000, startup_ms=10_000,
+                          ready_ms=5_000)
+"""Every seat's clock at a table: 30 s a decision and a bank of 120 s for the deal."""
+
+HUMAN_SEAT = 0
+"""The seat the person plays."""
+
+MAX_TABLES = 20
+"""The most tables in play at once on one server."""
+
+LEASE_S = 3600.0
+"""How long a table's match stays leased (far longer than a deal can last under the clock)."""
+
+PERSON_VERSION = "person"
+"""The version string of a person's seat in the store."""
+
+
+class TableError(ValueError):
+    """A table that cannot be opened as asked: one line saying why, and the HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        """The line, and the status that says it (400 bad input, 409, 503)."""
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Table:
+    """One table: the person's seat, the deal's task and how far it has got."""
+
+    id: str
+    user_id: int
+    user: str
+    game: str
+    opponent: str
+    agent: HumanAgent
+    version: int = 0
+    """Counts the changes (turns started and ended, actions), for pages waiting on them."""
+    match_id: str = ""
+    finished: bool = False
+    error: str = ""
+    """Why the table ended without a stored match, if it did."""
+    task: asyncio.Task[None] | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def changed(self) -> None:
+        """Note a change and wake everyone waiting for one."""
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_change(self, after: int, timeout_s: float) -> None:
+        """Return once the table has moved past ``after``, or after ``timeout_s`` seconds."""
+        event = self._changed
+        if self.version > after:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout_s)
+
+    @property
+    def labels(self) -> list[str]:
+        """The seats' names, in seat order."""
+        return [self.agent.label, f"{self.opponent} (policy)"]
+
+
+class Tables:
+    """The tables of one web process: open them, find them, stop them."""
+
+    def __init__(self, store: Store, limit: int = MAX_TABLES) -> None:
+        """Tables storing their matches in ``store``, at most ``limit`` in play at once."""
+        self.store = store
+        self.limit = limit
+        self._tables: dict[str, Table] = {}
+        self._by_user: dict[int, str] = {}
+        self._opening: set[int] = set()
+        """Users whose table is being written to the store."""
+
+    def playing(self) -> list[Table]:
+        """The tables in play."""
+        return [table for table in self._tables.values() if not table.finished]
+
+    def get(self, table_id: str, user_id: int) -> Table | None:
+        """The user's table of that id, if there is one."""
+        table = self._tables.get(table_id)
+        return table if table is not None and table.user_id == user_id else None
+
+    def of_user(self, user_id: int) -> Table | None:
+        """The user's latest table (in play or finished), if any."""
+        table_id = self._by_user.get(user_id)
+        return None if table_id is None else self._tables.get(table_id)
+
+    async def open(self, user_id: int, user: str, game: str, opponent: str) -> Table:
+        """Open a table for the user and start its deal; ``TableError`` when it cannot be."""
+        if game not in TABLE_GAMES:
+            raise TableError(f"unknown game {game!r}: choose one of {', '.join(TABLE_GAMES)}")
+        if opponent not in OPPONENTS:
+            raise TableError(f"unknown opponent {opponent!r}: choose one of "
+                             f"{', '.join(OPPONENTS)}")
+        current = self.of_user(user_id)
+        in_play = current is not None and not current.finished
+        if in_play or user_id in self._opening:
+            where = f": /play/{current.id}" if in_play and current is not None else ""
+            raise TableError(f"you already have a table in play{where}", 409)
+        if len(self.playing()) + len(self._opening) >= self.limit:
+            raise TableError(f"all {self.limit} tables of this server are in play: "
+                             "try again in a few minutes", 503)
+        table = Table(id="", user_id=user_id, user=user, game=game, opponent=opponent,
+                      agent=HumanAgent(user))
+        table.agent.on_change = table.changed
+        seed = secrets.randbelow(MAX_SEED + 1)
+        self._opening.add(user_id)
+        try:
+            table.id = await asyncio.to_thread(_start_match, self.store, table, seed)
+        finally:
+            self._opening.discard(user_id)
+        self._tables[table.id] = table
+        previous = self._by_user.get(user_id)
+        if previous is not None:
+            self._tables.pop(previous, None)
+        self._by_user[user_id] = table.id
+        table.task = asyncio.create_task(self._play(table, seed))
+        return table
+
+    async def _play(self, table: Table, seed: int) -> None:
+        """Play the table's deal and store it; a failure voids its match."""
+        game = load_game(table.game)
+        seats: list[SeatSpec] = [HumanSeat(table.agent), PolicySeat(table.opponent)]
+        try:
+            result = await run_duplicate_async(
+                game, seed, seats, TABLE_CLOCK, rotations=1, match_id=table.match_id,
+                on_action=lambda _rotation, _state: table.changed())
+            if result.void:
+                raise TableError("; ".join(deal.void for deal in result.deals))
+            await asyncio.to_thread(_finish_match, self.store, table, result)
+        except asyncio.CancelledError:
+            table.error = "the server stopped before the deal ended"
+            await asyncio.shield(asyncio.to_thread(_void, self.store, table))
+            raise
+        except Exception as error:
+            log.exception("table %s failed", table.id)
+            table.error = f"the table failed: {type(error).__name__}"
+            await asyncio.to_thread(_void, self.store, table)
+        finally:
+            table.finished = True
+            table.changed()
+
+    async def stop(self) -> None:
+        """Stop every table in play (their matches are voided)."""
+        tasks = [table.task for table in self.playing() if table.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _owner(table: Table) -> str:
+    """The lease owner of a table's match."""
+    return f"table:{table.match_id}"
+
+
+def _start_match(store: Store, table: Table, seed: int) -> str:
+    """Write the table's match, leased by the table, in the ``tables`` league (a second try
+    when another table made the league at the same moment); its id."""
+    match_id = new_match_id()
+    table.match_id = match_id
+    for attempt in range(2):
+        with store.session() as session:
+            try:
+                league = league_named(session, TABLES_LEAGUE)
+                if league is None:
+                    settings = LeagueSettings(time_control=TABLE_CLOCK).to_dict()
+                    league = League(name=TABLES_LEAGUE, games=list(TABLE_GAMES), deals=1,
+                                    rounds=1, settings={**settings, HUMAN_SEATS: [HUMAN_SEAT]},
+                                    seed_secret=secrets.token_bytes(32))
+                    session.add(league)
+                    session.flush()
+                person = ensure_bot_version(
+                    session, HUMAN_PREFIX + table.user, PERSON_VERSION, BotKind.PROCESS,
+                    fingerprint=HUMAN_PREFIX + table.user, language="human")
+                spec = entrant_spec(table.opponent)
+                bot = ensure_bot_version(session, POLICY_PREFIX + table.opponent,
+                                         spec.version, spec.kind, fingerprint=spec.fingerprint,
+                                         games=spec.games, language=spec.language)
+                _enter(session, league.id, [person.id, bot.id])
+                count = session.scalar(select(func.count()).select_from(Match).where(
+                    Match.league_id == league.id)) or 0
+                now = utc_now()
+                session.add(Match(
+                    id=match_id, league_id=league.id, game_id=table.game,
+                    params={}, seats=2, seed=seed, seed_source=SeedSource.SECRET,
+                    position=count, entrants=[person.id, bot.id], rotations=[0],
+                    status=MatchStatus.LEASED, attempts=1, lease_owner=_owner(table),
+                    lease_expires=now + timedelta(seconds=LEASE_S), started_at=now))
+                session.commit()
+                return match_id
+            except IntegrityError:
+                session.rollback()
+                if attempt:
+                    raise
+    raise AssertionError("unreachable")
+
+
+def _enter(session: Session, league_id: int, version_ids: list[int]) -> None:
+    """Enter the versions in the league where they are not yet (flushed, not committed)."""
+    entered = set(session.scalars(select(LeagueEntrant.bot_version_id).where(
+        LeagueEntrant.league_id == league_id)))
+    last = session.scalar(select(func.max(LeagueEntrant.position)).where(
+        LeagueEntrant.league_id == league_id))
+    position = -1 if last is None else last
+    for version_id in version_ids:
+        if version_id not in entered:
+            position += 1
+            session.add(LeagueEntrant(league_id=league_id, bot_version_id=version_id,
+                                      position=position))
+    session.flush()
+
+
+def _finish_match(store: Store, table: Table, result: DuplicateResult) -> None:
+    """Store the played deal as the match's result and record."""
+    with store.session() as session:
+        entrants = session.get_one(Match, table.match_id).entrants
+        if not complete_match(session, table.match_id, _owner(table),
+                              seat_outcomes(result, entrants), deal_records(result)):
+            raise TableError(f"the match {table.match_id} was no longer the table's to store")
+
+
+def _void(store: Store, table: Table) -> None:
+    """Void the table's match, with the reason."""
+    with store.session() as session:
+        void_match(session, table.match_id, table.error)

@@ -81,6 +81,8 @@ class Boards:
     """Per game (``""``: overall), how forfeits score and what the table leaves out."""
     policies: list[ForfeitPolicy] = field(default_factory=list)
     """The forfeit policy of each played set's league."""
+    sets: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per game (``""``: overall), the duplicate sets each bot's rating rests on."""
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,10 @@ class Queries:
                             overall_faults=tables.overall_faults(),
                             notes={"": tables.note(None),
                                    **{game: tables.note(game) for game in tables.per_game}},
-                            policies=[entry.policy for entry in scored])
+                            policies=[entry.policy for entry in scored],
+                            sets={"": tables.set_counts(None),
+                                  **{game: tables.set_counts(game)
+                                     for game in tables.per_game}})
             self._boards = (key, boards)
             return boards
 

@@ -12,6 +12,7 @@ from arena.match.record import MatchRecord, apply_recorded
 from tests.server.web.conftest import LEAGUE, WebStore
 
 DATA_CARD = re.compile(r'data-card="([^"]+)"')
+SETS = re.compile(r"<td class=\"n\" data-sets>(\d+)</td>")
 
 
 def shown_codes(html: str) -> set[str]:
@@ -35,13 +36,16 @@ def test_home_shows_the_overall_leaderboard_with_uncertainty(client: TestClient)
     assert '<th scope="col" class="n">Rank</th>' in html
     assert 'href="/games/briscola"' in html and 'href="/games/scopa"' in html
     assert 'href="/bots/policy:heuristic"' in html
+    # The league plays one duplicate set of each of its two games: two sets per bot.
+    assert SETS.findall(html) == ["2", "2"]
 
 
 def test_game_page_lists_the_game_ratings(client: TestClient) -> None:
-    """A game's page holds its leaderboard."""
+    """A game's page holds its leaderboard, with the one set each rating rests on."""
     html = client.get("/games/scopa").text
     assert "Ratings in scopa" in html
     assert html.count('<th scope="row">') == 2
+    assert SETS.findall(html) == ["1", "1"]
 
 
 def test_bot_page_has_history_results_and_head_to_head(client: TestClient) -> None:

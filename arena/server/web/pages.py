@@ -121,7 +121,7 @@ def match_page(request: Request, match_id: str, view: str = "full", deal: str = 
     debug notes of the signed-in user's bots); a running match shows its deals in play."""
     viewer = viewer_of(request)
     mark = marks_of(request).match(match_id)
-    match = queries(request).match(match_id, viewer.id if viewer is not None else None)
+    match = queries(request).match(match_id, viewer.reader() if viewer is not None else None)
     context: dict[str, Any] = {"match": match, "view_name": view}
     if not match.records:
         return page(request, "match.html", frame=None,
@@ -142,7 +142,7 @@ def replay_steps(request: Request, match_id: str, view: str = "full",
     """Every step of one deal of a finished match in one view, for the replay script to step
     through on the client (read for the signed-in user, as the match page)."""
     viewer = viewer_of(request)
-    match = queries(request).match(match_id, viewer.id if viewer is not None else None)
+    match = queries(request).match(match_id, viewer.reader() if viewer is not None else None)
     if not match.records:
         raise NotFound(f"no replay of match {match_id!r}: it is {match.status}")
     replay = _replay(match, view, deal)

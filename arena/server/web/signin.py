@@ -16,6 +16,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from arena.server.records import Viewer
+from arena.server.records import viewer_of as records_viewer
 from arena.server.web.rendering import error_page, page
 from arena.store import Store
 from arena.store.accounts import user_for_token
@@ -50,6 +52,11 @@ class SignedIn:
 
     id: int
     name: str
+    is_admin: bool = False
+
+    def reader(self) -> Viewer:
+        """Whom the match records are read for: the admin role, else this user."""
+        return records_viewer(self.id, self.is_admin)
 
 
 def store_of(request: Request) -> Store:
@@ -65,7 +72,8 @@ def signed_in(request: Request) -> SignedIn | None:
     if value:
         with store_of(request).session() as session:
             user = web_session_user(session, value)
-            viewer = SignedIn(id=user.id, name=user.name) if user is not None else None
+            viewer = (SignedIn(id=user.id, name=user.name, is_admin=user.is_admin)
+                      if user is not None else None)
     request.state.viewer = viewer
     return viewer
 

@@ -19,6 +19,8 @@ from sqlalchemy import select
 from arena.server.web import create_app
 from arena.server.web.signin import CROSS_SITE, SESSION_COOKIE, UNKNOWN_TOKEN
 from arena.store import open_store
+from arena.store.accounts import register_user
+from arena.store.admin import set_admin
 from arena.store.models import WebSession, utc_now
 from arena.store.web_sessions import web_session_user
 from tests.server.web.owners import HOSTILE_SHOWN, MARKERS, Arena, owned_arena
@@ -82,6 +84,22 @@ def test_the_signed_in_owner_sees_its_bots_notes_and_not_the_others(
     assert own.headers["cache-control"] == "private, no-store"
     assert f"Signed in as <strong data-signed-in>{user}</strong>" in own.text
     assert 'action="/sign-out"' in own.text
+
+
+def test_a_signed_in_admin_sees_every_bots_notes(arena: Arena, web: TestClient) -> None:
+    """An admin reads every log (docs/service.md): signed in, the replays carry both users'
+    notes, escaped; the same user without the role sees neither."""
+    with open_store(arena.url) as store, store.session() as session:
+        _, token = register_user(session, "root")
+        session.commit()
+    assert sign_in(web, token).status_code == 303
+    assert all(marker not in replay_pages(web, arena) for marker in MARKERS.values())
+    with open_store(arena.url) as store, store.session() as session:
+        set_admin(session, "root", True, "operator")
+        session.commit()
+    pages = replay_pages(web, arena)
+    assert all(HOSTILE_SHOWN + marker in pages for marker in MARKERS.values())
+    assert "\x1b" not in pages and "<b>" not in pages
 
 
 def test_nobody_signed_in_sees_no_note(arena: Arena, web: TestClient) -> None:

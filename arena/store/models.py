@@ -162,6 +162,20 @@ class AuditEntry(Base):
     detail: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
+class UploadAttempt(Base):
+    """One upload a user made through the service, built or not: when, how long the service
+    spent on it, and how it ended (the quotas count these)."""
+
+    __tablename__ = "upload_attempts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utc_now, index=True)
+    seconds: Mapped[float] = mapped_column(Float)
+    outcome: Mapped[str] = mapped_column(String(32))
+    """``OK``, or the name of the status code the upload was refused with."""
+
+
 class WebSession(Base):
     """A user signed in to the web pages, kept only as the SHA-256 of its cookie's value."""
 

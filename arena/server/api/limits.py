@@ -1,9 +1,12 @@
 """Quotas and rate limits of the service, checked for every call by one server interceptor.
 
-Rates (registrations per peer address, uploads and calls per user) are moving windows of the
-``limits`` library, kept in the service's memory. Quotas that are state (bots owned, build
-minutes of the last 24 hours, matches in flight) are counted from the store. Each refusal is
-``RESOURCE_EXHAUSTED`` with the limit and when to try again in its message.
+Rates (registrations per peer address, the upload rate and calls per user) are moving windows
+of the ``limits`` library, kept in the service's memory. Quotas that are state (bots owned,
+uploads and build minutes of the last 24 hours, matches in flight) are counted from the store:
+every upload, built or refused, is noted in its ledger (``arena.store.upload_attempts``) with
+the time the service spent on it, so the daily quotas hold across restarts and count failed
+builds. Each refusal is ``RESOURCE_EXHAUSTED`` with the limit and when to try again in its
+message.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from sqlalchemy import func, select
 from arena.server.api.auth import bearer_token
 from arena.server.api.errors import ApiError, abort
 from arena.server.limit_settings import ServiceLimits, per_window, rate_item, wait_text
-from arena.store import Bot, BotVersion, League, Match, MatchStatus, Store
+from arena.store import Bot, League, Match, MatchStatus, Store
 from arena.store.accounts import token_digest
 from arena.store.models import ApiToken
+from arena.store.upload_attempts import attempts_since, record_attempt
 
 DAY = timedelta(days=1)
 """The window of the daily quotas."""
@@ -102,8 +106,6 @@ class LimitGuard:
                                   " from one address")
         self.api_calls = rate(settings.api_calls, "call rate", "call")
         self.upload_rate = rate(settings.upload_rate, "upload rate", "upload")
-        self.uploads_per_day = None if settings.uploads_per_day is None else Rate(
-            limiter, RateLimitItemPerDay(settings.uploads_per_day), "upload", "upload")
         self._locks: dict[int, threading.Lock] = {}
         self._locks_lock = threading.Lock()
 
@@ -124,11 +126,25 @@ class LimitGuard:
             yield  # an unknown token is the service's to refuse
             return
         with self._lock_of(user):
-            if method == "SubmitBot":
-                self.check_upload(user, request.name)
-            else:
+            if method == "RunLeague":
                 self.check_run(user, request.name)
-            yield
+                yield
+                return
+            self.check_upload(user, request.name)
+            started, outcome = time.monotonic(), "ERROR"
+            try:
+                yield
+                outcome = "OK"
+            finally:
+                if outcome != "OK" and (code := context.code()) is not None:
+                    outcome = code.name
+                self.note_upload(user, time.monotonic() - started, outcome)
+
+    def note_upload(self, user: int, seconds: float, outcome: str) -> None:
+        """Note an upload in the store's ledger, which the daily quotas count."""
+        with self.store.session() as session:
+            record_attempt(session, user, seconds, outcome)
+            session.commit()
 
     def user_of(self, context: grpc.ServicerContext) -> int | None:
         """The id of the user whose token the call carries (None when there is none)."""
@@ -149,31 +165,32 @@ class LimitGuard:
                 raise exhausted(f"bot limit reached: {settings.bots} bots a user; delete one "
                                 "(arena remote delete NAME) or upload a new version of one "
                                 "of yours")
-            if settings.build_minutes_per_day is not None:
-                self._check_build_time(session, user, settings.build_minutes_per_day)
-        key = f"uploads:{user}"
-        for rate in (self.upload_rate, self.uploads_per_day):
-            if rate is not None and not rate.allows(key):
-                raise rate.refusal(key)
-        for rate in (self.upload_rate, self.uploads_per_day):
-            if rate is not None:
-                rate.take(key)
+            now = datetime.now(UTC)
+            day = [(aware(row.created_at), row.seconds)
+                   for row in attempts_since(session, user, now - DAY)]
+        if settings.uploads_per_day is not None and len(day) >= settings.uploads_per_day:
+            oldest_counted = day[len(day) - settings.uploads_per_day][0]
+            raise exhausted(
+                f"upload limit reached: "
+                f"{per_window(RateLimitItemPerDay(settings.uploads_per_day), 'upload')} "
+                f"(try again in {wait_text((oldest_counted + DAY - now).total_seconds())})")
+        if settings.build_minutes_per_day is not None:
+            self._check_build_time(day, now, settings.build_minutes_per_day)
+        if self.upload_rate is not None:
+            self.upload_rate.take(f"uploads:{user}")
 
-    def _check_build_time(self, session: Any, user: int, minutes: float) -> None:
-        """Refuse when the user's builds of the last 24 hours took ``minutes`` or more."""
-        now = datetime.now(UTC)
-        rows = session.execute(
-            select(BotVersion.created_at, BotVersion.build_seconds).join(Bot)
-            .where(Bot.owner_id == user, BotVersion.build_seconds.is_not(None),
-                   BotVersion.created_at >= now - DAY)
-            .order_by(BotVersion.created_at)).all()
+    @staticmethod
+    def _check_build_time(rows: list[tuple[datetime, float]], now: datetime,
+                          minutes: float) -> None:
+        """Refuse when the uploads of the last 24 hours (``rows``: when each ended and the
+        seconds it took) took ``minutes`` or more."""
         used = sum(seconds for _, seconds in rows)
         if used < minutes * 60:
             return
         freed, until = used, now
         for created, seconds in rows:  # the oldest builds leave the window first
             freed -= seconds
-            until = aware(created) + DAY
+            until = created + DAY
             if freed < minutes * 60:
                 break
         raise exhausted(f"build time limit reached: {minutes:g} build "

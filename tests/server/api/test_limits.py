@@ -28,8 +28,9 @@ from arena.server.limit_settings import (
     wait_text,
 )
 from arena.server.remote import RemoteArena, RemoteError
-from arena.store import BotVersion, League, User, open_store
-from tests.server.api.conftest import FAKE_UPLOADS, Service
+from arena.store import League, User, open_store
+from arena.store.models import UploadAttempt
+from tests.server.api.conftest import FAILED_BUILD, FAKE_UPLOADS, Service
 
 BURST = 8
 """Calls sent at once in a burst."""
@@ -168,22 +169,44 @@ def test_bots_per_user_allow_new_versions(limited: Callable[..., Service]) -> No
 
 def test_build_minutes_are_counted_from_the_stored_build_times(
         limited: Callable[..., Service]) -> None:
-    """Each version keeps its build time; once a day's builds reach the quota, uploads wait
-    until the oldest build leaves the last 24 hours."""
+    """Every upload is noted with the time the service spent on it, a failed build too; once
+    a day's uploads reach the quota, uploads wait until the oldest leaves the last 24 hours."""
     service = limited(build_minutes_per_day=1)
     with register(service, "alice") as alice:
-        assert outcome(submit(alice, "bot"))[0] == "ok"
+        assert outcome(submit(alice, "bot", FAILED_BUILD))[0] == "INVALID_ARGUMENT"
         with service.store.session() as session:
-            version = session.scalars(select(BotVersion)).one()
-            assert version.build_seconds is not None and version.build_seconds >= 0
-            version.build_seconds = 70.0  # as if the build had taken 70 s, 23 hours ago
-            version.created_at = datetime.now(UTC) - timedelta(hours=23)
+            attempt = session.scalars(select(UploadAttempt)).one()
+            assert attempt.outcome == "INVALID_ARGUMENT" and attempt.seconds >= 0
+            attempt.seconds = 70.0  # as if the failed build had taken 70 s, 23 hours ago
+            attempt.created_at = datetime.now(UTC) - timedelta(hours=23)
             session.commit()
         code, message = outcome(submit(alice, "bot"))
     assert code == "RESOURCE_EXHAUSTED"
     assert re.fullmatch(r"build time limit reached: 1 build minute a day, 1\.2 used in the "
                         r"last 24 h \(try again in (1 h|59 min)\) \(RESOURCE_EXHAUSTED\)",
                         message), message
+
+
+def test_the_daily_upload_quota_holds_across_a_restart(
+        limited: Callable[..., Service], tmp_path: Path) -> None:
+    """Two uploads a day, one built and one refused by its build: a new service over the same
+    store refuses the third, since the ledger is in the store."""
+    service = limited(uploads_per_day=2)
+    with register(service, "alice") as alice:
+        token = alice.token
+        assert outcome(submit(alice, "bot"))[0] == "ok"
+        assert outcome(submit(alice, "bot", FAILED_BUILD))[0] == "INVALID_ARGUMENT"
+    service.api.stop(0)
+    limits = ServiceLimits(**{**vars(ServiceLimits.unlimited()), "uploads_per_day": 2})
+    again = start_api(service.store, str(service.store.url), tmp_path / "again", "127.0.0.1:0",
+                      workers=1, uploads=FAKE_UPLOADS, limits=limits)
+    try:
+        with RemoteArena(f"127.0.0.1:{again.port}", token) as alice:
+            code, message = outcome(submit(alice, "bot"))
+    finally:
+        again.stop(0)
+    assert code == "RESOURCE_EXHAUSTED"
+    assert message.startswith("upload limit reached: 2 uploads a day (try again in ")
 
 
 def test_matches_in_flight_count_the_owners_running_leagues(

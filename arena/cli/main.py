@@ -17,6 +17,7 @@ from arena.cli.engine import engine_app
 from arena.cli.games import games_command
 from arena.cli.group import ArenaGroup
 from arena.cli.images import images_app
+from arena.cli.ladder_remote import ladder_app
 from arena.cli.leaderboard import leaderboard_command
 from arena.cli.league import league_app
 from arena.cli.play import PlayCommand, play_command, replay_command
@@ -108,6 +109,7 @@ def main(
 
 app.command("serve", rich_help_panel=SERVICE)(serve_command)
 add_account_commands(remote_app)
+remote_app.add_typer(ladder_app, name="ladder")
 app.add_typer(remote_app, name="remote", rich_help_panel=SERVICE)
 app.add_typer(admin_app, name="admin", rich_help_panel=SERVICE)
 app.add_typer(sandbox_app, name="sandbox", rich_help_panel=TOOLS)

@@ -30,10 +30,11 @@ from arena.league.ladder_schedule import LadderGame, LadderState, Skill, next_se
 from arena.league.schedule import deal_seed, rotation_period
 from arena.league.status import bot_names
 from arena.store import League, SeedSource, Store, ensure_bot_version
-from arena.store.admin import playable
-from arena.store.bots import uploaded_bots
-from arena.store.ladder import counts, join, members, next_position
+from arena.store.admin import disabled_reason, playable
+from arena.store.bots import bot_named, uploaded_bots
+from arena.store.ladder import counts, done_sets, join, members, next_position
 from arena.store.leagues import add_league, add_matches, league_named
+from arena.store.models import utc_now
 
 LADDER_NAME = "ladder"
 """The name of the service's ladder league."""
@@ -184,3 +185,38 @@ def version_names(store: Store, league_id: int) -> dict[int, str]:
     with store.session() as session:
         return bot_names([entrant.bot_version for entrant in members(
             session, league_id, active=False)])
+
+
+def set_membership(store: Store, league_id: int, bot_name: str, active: bool) -> None:
+    """Withdraw a bot from the ladder (its latest version retired, and not entered again
+    until a new version is uploaded), or bring its latest version back; ``LeagueError`` when
+    the bot has no version, or may not play."""
+    with store.session() as session:
+        bot = bot_named(session, bot_name, with_versions=True)
+        if bot is None or not bot.versions:
+            raise LeagueError(f"no bot named {bot_name!r} with a version")
+        if active and not playable(bot):
+            raise LeagueError(disabled_reason(bot))
+        latest = bot.versions[-1]
+        entrant = next((entrant for entrant in members(session, league_id, active=False)
+                        if entrant.bot_version_id == latest.id), None)
+        if entrant is None:
+            join(session, league_id, latest.id, _base_sets(session, league_id))
+            entrant = next(entrant for entrant in members(session, league_id)
+                           if entrant.bot_version_id == latest.id)
+        entrant.retired_at = None if active else utc_now()
+        session.commit()
+
+
+def standing(store: Store, league_id: int) -> tuple[list[str], dict[str, int], int, int]:
+    """The ladder's games, each active member's done sets by display name, and the sets
+    in flight and done."""
+    with store.session() as session:
+        league = session.get_one(League, league_id)
+        active = members(session, league_id)
+        names = bot_names([entrant.bot_version for entrant in active])
+        done = done_sets(session, league_id)
+        found = counts(session, league_id)
+        return (list(league.games),
+                {names[entrant.bot_version_id]: done[entrant.bot_version_id]
+                 for entrant in active}, found.unfinished, found.done)

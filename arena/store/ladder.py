@@ -82,3 +82,12 @@ def lease_owners(session: Session, league_id: int) -> set[str]:
     """The owners of the ladder's leased sets."""
     return {owner for owner in session.scalars(select(Match.lease_owner).where(
         Match.league_id == league_id, Match.status == MatchStatus.LEASED)) if owner}
+
+
+def done_sets(session: Session, league_id: int) -> Counter[int]:
+    """The done sets of the ladder per bot version (what its ratings rest on)."""
+    found: Counter[int] = Counter()
+    for (entrants,) in session.execute(select(Match.entrants).where(
+            Match.league_id == league_id, Match.status == MatchStatus.DONE)):
+        found.update(set(entrants))
+    return found

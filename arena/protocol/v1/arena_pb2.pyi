@@ -546,3 +546,39 @@ class AuditEntry(_message.Message):
     target: str
     detail: str
     def __init__(self, at: _Optional[str] = ..., actor: _Optional[str] = ..., action: _Optional[str] = ..., target: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class GetLadderRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetLadderResponse(_message.Message):
+    __slots__ = ("games", "entries", "in_flight", "done")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedScalarFieldContainer[str]
+    entries: _containers.RepeatedCompositeFieldContainer[LadderEntry]
+    in_flight: int
+    done: int
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., in_flight: _Optional[int] = ..., done: _Optional[int] = ...) -> None: ...
+
+class LadderEntry(_message.Message):
+    __slots__ = ("bot", "sets")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    sets: int
+    def __init__(self, bot: _Optional[str] = ..., sets: _Optional[int] = ...) -> None: ...
+
+class SetLadderEntryRequest(_message.Message):
+    __slots__ = ("bot", "active")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    active: bool
+    def __init__(self, bot: _Optional[str] = ..., active: _Optional[bool] = ...) -> None: ...
+
+class SetLadderEntryResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -125,6 +125,16 @@ class ArenaServiceStub:
                 request_serializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.FromString,
                 _registered_method=True)
+        self.GetLadder = channel.unary_unary(
+                '/cardarena.v1.ArenaService/GetLadder',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetLadderResponse.FromString,
+                _registered_method=True)
+        self.SetLadderEntry = channel.unary_unary(
+                '/cardarena.v1.ArenaService/SetLadderEntry',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.SetLadderEntryRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.SetLadderEntryResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -260,6 +270,21 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLadder(self, request, context):
+        """The continuous ladder (`arena serve --ladder`): its games, its active bots with the sets
+        each has done, and the sets in flight.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetLadderEntry(self, request, context):
+        """Withdraw one of the caller's bots from the ladder, or bring it back (an admin: any bot).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -352,6 +377,16 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetAuditLog,
                     request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.SerializeToString,
+            ),
+            'GetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadder,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.GetLadderResponse.SerializeToString,
+            ),
+            'SetLadderEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLadderEntry,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.SetLadderEntryRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.SetLadderEntryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -840,6 +875,60 @@ class ArenaService:
             '/cardarena.v1.ArenaService/GetAuditLog',
             cardarena_dot_v1_dot_arena__pb2.GetAuditLogRequest.SerializeToString,
             cardarena_dot_v1_dot_arena__pb2.GetAuditLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/GetLadder',
+            cardarena_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.GetLadderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLadderEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.ArenaService/SetLadderEntry',
+            cardarena_dot_v1_dot_arena__pb2.SetLadderEntryRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.SetLadderEntryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -13,7 +13,7 @@ from arena.league.boards import leaderboards
 from arena.league.status import faults_by_bot
 from arena.protocol.schema import platform as pb
 from arena.protocol.schema import platform_grpc as pb_grpc
-from arena.server.api import convert
+from arena.server.api import convert, ladder
 from arena.server.api.accounts import AccountDesk, AccountPolicy
 from arena.server.api.auth import Caller, authenticate
 from arena.server.api.bots import BotCatalog, Uploads, find_bot, owned_bot
@@ -251,3 +251,17 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
                     context: grpc.ServicerContext) -> pb.GetAuditLogResponse:
         """Admins: the audit log, newest first."""
         return self.accounts.audit_log(self.caller(context), request.limit)
+
+    @unary
+    def GetLadder(self, request: pb.GetLadderRequest,
+                  context: grpc.ServicerContext) -> pb.GetLadderResponse:
+        """The ladder's games, active bots with their done sets, and sets in flight."""
+        self.caller(context)
+        return ladder.get_ladder(self.store)
+
+    @unary
+    def SetLadderEntry(self, request: pb.SetLadderEntryRequest,
+                       context: grpc.ServicerContext) -> pb.SetLadderEntryResponse:
+        """Withdraw a bot from the ladder, or bring it back (its owner, or an admin)."""
+        ladder.set_entry(self.store, self.caller(context), request.bot, request.active)
+        return pb.SetLadderEntryResponse()

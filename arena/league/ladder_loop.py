@@ -29,7 +29,7 @@ from typing import Protocol
 from arena.league.boards import leaderboards
 from arena.league.ladder import join_uploads, open_ladder, top_up, version_names
 from arena.league.ladder_schedule import Skill
-from arena.league.local import QUEUED_PER_WORKER, _worker_init, _worker_run
+from arena.league.local import QUEUED_PER_WORKER, worker_init, worker_run
 from arena.store import (
     DEFAULT_MAX_ATTEMPTS,
     MatchStatus,
@@ -207,7 +207,7 @@ class PoolExecutor:
     def _new_pool(self) -> ProcessPoolExecutor:
         """A fresh pool of spawned workers that die with this process."""
         return ProcessPoolExecutor(max_workers=self.options.workers,
-                                   mp_context=get_context("spawn"), initializer=_worker_init,
+                                   mp_context=get_context("spawn"), initializer=worker_init,
                                    initargs=(True, self.options.workers))
 
     def step(self) -> None:
@@ -226,7 +226,7 @@ class PoolExecutor:
         for match_id in self._claimable()[:max(room, 0)]:
             try:
                 self.in_flight[match_id] = self.pool.submit(
-                    _worker_run, match_id, self.store_url, self.owner_prefix,
+                    worker_run, match_id, self.store_url, self.owner_prefix,
                     self.options.lease_s, DEFAULT_MAX_ATTEMPTS, True)
             except BrokenProcessPool:
                 self._restart()

@@ -119,7 +119,7 @@ ProgressHook = Callable[[LeagueStatus, dict[str, list[tuple[str, float]]], str],
 """Called with the league's status, the leaders per game and a note, as matches finish."""
 
 
-def _worker_init(reuse_bots: bool, workers: int = 1) -> None:
+def worker_init(reuse_bots: bool, workers: int = 1) -> None:
     """Set up a pool worker: it dies with the run (``die_with_parent``); Ctrl-C is for the
     parent, which stops workers with SIGTERM; a SIGTERM stops the worker's bots (the match
     runner does it for a match without the pool), then the worker. Its matches know that
@@ -132,7 +132,7 @@ def _worker_init(reuse_bots: bool, workers: int = 1) -> None:
         worker_pool().install_sigterm()
 
 
-def _worker_run(match_id: str, store_url: str, owner_prefix: str, lease_s: float,
+def worker_run(match_id: str, store_url: str, owner_prefix: str, lease_s: float,
                 max_attempts: int, reuse_bots: bool) -> tuple[str, str]:
     """Run one match in a pool worker (its process bots kept for the next matches when
     ``reuse_bots``); (match id, outcome)."""
@@ -169,7 +169,7 @@ def run_league(store_url: str, name: str, *, workers: int = 2,
             while True:
                 executor = ProcessPoolExecutor(max_workers=workers,
                                                mp_context=get_context("spawn"),
-                                               initializer=_worker_init,
+                                               initializer=worker_init,
                                                initargs=(reuse_bots, workers))
                 try:
                     runner.run(executor, workers, limit, summary)
@@ -242,7 +242,7 @@ class _LocalRun:
                 if match_id in self.in_flight:
                     continue
                 self.in_flight[match_id] = executor.submit(
-                    _worker_run, match_id, self.store_url, self.owner_prefix, self.lease_s,
+                    worker_run, match_id, self.store_url, self.owner_prefix, self.lease_s,
                     self.max_attempts, self.reuse_bots)
                 self.submitted += 1
             if not self.in_flight:

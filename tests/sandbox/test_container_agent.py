@@ -322,11 +322,11 @@ def test_seats_are_not_pinned_when_the_host_s_matches_at_once_would_share_cores(
 
 def test_league_workers_know_how_many_matches_their_host_plays_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The local pool tells its workers (``_worker_init``) how many of them there are."""
+    """The local pool tells its workers (``worker_init``) how many of them there are."""
     monkeypatch.delenv(HOST_MATCHES_ENV, raising=False)
     monkeypatch.setattr(local, "die_with_parent", lambda: None)
     monkeypatch.setattr(local.signal, "signal", lambda *args: None)
-    local._worker_init(False, 3)
+    local.worker_init(False, 3)
     assert os.environ[HOST_MATCHES_ENV] == "3" and host_matches() == 3
 
 

@@ -14,6 +14,7 @@ when the match ends (``count_match``).
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,9 +51,20 @@ class Instruments:
     build_seconds: Any
 
 
-@functools.cache
+_MAKING = threading.Lock()
+"""Held while the metrics are made: two threads counting their first event at once (two
+containers of a match starting) must not both register them, which the registry refuses."""
+
+
 def instruments() -> Instruments:
-    """The metrics of this process, made on first use (see the module's docstring)."""
+    """The metrics of this process, made once, on first use, by one thread."""
+    with _MAKING:
+        return _made()
+
+
+@functools.cache
+def _made() -> Instruments:
+    """The metrics, made (see the module's docstring); called under ``_MAKING`` only."""
     try:
         from prometheus_client import Counter, Histogram
     except ImportError:
@@ -80,15 +92,16 @@ def instruments() -> Instruments:
 def count_match(game: str, result: str, decisions: int = 0,
                 faults: Mapping[str, int] | None = None,
                 strikes: Mapping[str, int] | None = None) -> None:
-    """Count one league match that ended: its result, decisions, faults and strikes."""
+    """Count one league match that ended: its decisions, faults and strikes, then the match
+    itself (so a scrape that sees the match counted sees the rest of it too)."""
     metrics = instruments()
-    metrics.matches.labels(game=game, result=result).inc()
     if decisions:
         metrics.decisions.labels(game=game).inc(decisions)
     for reason, count in (faults or {}).items():
         metrics.faults.labels(reason=reason).inc(count)
     for kind, count in (strikes or {}).items():
         metrics.strikes.labels(kind=kind).inc(count)
+    metrics.matches.labels(game=game, result=result).inc()
 
 
 def count_lease_expiries(count: int) -> None:

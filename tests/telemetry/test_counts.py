@@ -56,3 +56,36 @@ def test_a_match_end_counts_its_decisions_and_forfeits() -> None:
     assert played > 0
     assert sample("arena_decisions_total", game="briscola") - before == played
     assert sample("arena_matches_total", game="briscola", result="done") - done == 1
+
+
+FIRST_COUNTS_AT_ONCE = """\
+import threading
+from prometheus_client import REGISTRY
+from arena.telemetry.metrics import count_container_start
+THREADS = 8
+barrier = threading.Barrier(THREADS)
+failed = []
+def start():
+    barrier.wait()
+    try:
+        count_container_start(ok=True)
+    except Exception as error:
+        failed.append(repr(error))
+threads = [threading.Thread(target=start) for _ in range(THREADS)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(failed), REGISTRY.get_sample_value("arena_container_starts_total", {"result": "ok"}))
+"""
+
+
+def test_threads_counting_their_first_event_at_once_all_count() -> None:
+    """Eight threads of a fresh process count their first container start at the same moment
+    (as the seats of a match do): the metrics are made once, no count fails, all eight add up."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", FIRST_COUNTS_AT_ONCE], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["0", "8.0"], done.stdout + done.stderr

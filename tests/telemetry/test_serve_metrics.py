@@ -128,9 +128,11 @@ def _answers(client: RemoteArena) -> bool:
 
 
 def _all_done(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float] | None:
-    """The scrape, once it shows every match of the league done."""
+    """The scrape, once it shows every match of the league done in the store and counted by
+    the worker (which counts a match once the store has it, so a scrape may fall between)."""
     samples = scrape(port)
-    if samples and value(samples, "arena_matches_by_status", status="done") == 3:
+    if samples and value(samples, "arena_matches_by_status", status="done") == 3 \
+            and value(samples, "arena_matches_total", game="briscola", result="done") == 3:
         return samples
     return None
 

@@ -1,12 +1,13 @@
 """Tables where a signed-in person plays a deal against reference policies, in the web process.
 
-A table is one deal of a 2-player game (the person at seat 0, a policy at seat 1) run by the
-match runner as an asyncio task in the server's event loop, under one clock for every seat
-(``TABLE_CLOCK``). It is stored as a match like any other: in the league ``tables`` (made on
-first use, its settings marking the seat people play, ``HUMAN_SEATS``), the person as the bot
-``human:NAME``, the policy as ``policy:NAME``. The match row is written leased when the table
-opens (so its seed stays hidden and no worker takes it), and done, with its record, when the
-deal ends. One table per user plays at a time, and at most ``MAX_TABLES`` in all.
+A table is one deal of any game, at any seat count it allows (the person at seat 0, one
+reference policy in every other seat), run by the match runner as an asyncio task in the
+server's event loop, under one clock for every seat (``TABLE_CLOCK``). It is stored as a match
+like any other: in the league ``tables`` (made on first use, its settings marking the seat
+people play, ``HUMAN_SEATS``), the person as the bot ``human:NAME``, the policy as
+``policy:NAME`` in every seat it plays. The match row is written leased when the table opens
+(so its seed stays hidden and no worker takes it), and done, with its record, when the deal
+ends. One table per user plays at a time, and at most ``MAX_TABLES`` in all.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from arena.agents import PolicySeat, SeatSpec
 from arena.agents.human import HUMAN_PREFIX, HumanAgent, HumanSeat
-from arena.games import load_game
+from arena.games import Game, GameError, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
 from arena.league.boards import HUMAN_SEATS
 from arena.league.create import POLICY_PREFIX, LeagueSettings, entrant_spec, new_match_id
@@ -43,7 +44,7 @@ TABLES_LEAGUE = "tables"
 """The league every table's match is stored in."""
 
 TABLE_GAMES = ("briscola",)
-"""The games a person may play at a table (2 players)."""
+"""The games the ``tables`` league is made with; a game first played at a table joins it."""
 
 OPPONENTS = ("random", "heuristic")
 """The reference policies a person may play against."""
@@ -82,6 +83,7 @@ class Table:
     user_id: int
     user: str
     game: str
+    players: int
     opponent: str
     agent: HumanAgent
     version: int = 0
@@ -90,6 +92,8 @@ class Table:
     finished: bool = False
     error: str = ""
     """Why the table ended without a stored match, if it did."""
+    returns: tuple[float, ...] = ()
+    """Each seat's result once the deal has ended (the person's is the first)."""
     task: asyncio.Task[None] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -110,7 +114,16 @@ class Table:
     @property
     def labels(self) -> list[str]:
         """The seats' names, in seat order."""
-        return [self.agent.label, f"{self.opponent} (policy)"]
+        return [self.agent.label] + [f"{self.opponent} (policy)"] * (self.players - 1)
+
+    @property
+    def outcome(self) -> str:
+        """``won``, ``lost`` or ``drew`` for the person, once the deal has ended: won when no
+        seat did better and some seat did worse (a partner shares the person's result)."""
+        if not self.returns:
+            return ""
+        mine, best, worst = self.returns[0], max(self.returns), min(self.returns)
+        return "lost" if mine < best else ("won" if mine > worst else "drew")
 
 
 class Tables:
@@ -139,13 +152,14 @@ class Tables:
         table_id = self._by_user.get(user_id)
         return None if table_id is None else self._tables.get(table_id)
 
-    async def open(self, user_id: int, user: str, game: str, opponent: str) -> Table:
-        """Open a table for the user and start its deal; ``TableError`` when it cannot be."""
-        if game not in TABLE_GAMES:
-            raise TableError(f"unknown game {game!r}: choose one of {', '.join(TABLE_GAMES)}")
+    async def open(self, user_id: int, user: str, game: str, opponent: str,
+                   players: int | None = None) -> Table:
+        """Open a table for the user and start its deal (``players`` seats, the game's
+        default when None); ``TableError`` when it cannot be."""
         if opponent not in OPPONENTS:
             raise TableError(f"unknown opponent {opponent!r}: choose one of "
                              f"{', '.join(OPPONENTS)}")
+        loaded = table_game(game, players, opponent)
         current = self.of_user(user_id)
         in_play = current is not None and not current.finished
         if in_play or user_id in self._opening:
@@ -154,8 +168,8 @@ class Tables:
         if len(self.playing()) + len(self._opening) >= self.limit:
             raise TableError(f"all {self.limit} tables of this server are in play: "
                              "try again in a few minutes", 503)
-        table = Table(id="", user_id=user_id, user=user, game=game, opponent=opponent,
-                      agent=HumanAgent(user))
+        table = Table(id="", user_id=user_id, user=user, game=game,
+                      players=loaded.num_players, opponent=opponent, agent=HumanAgent(user))
         table.agent.on_change = table.changed
         seed = secrets.randbelow(MAX_SEED + 1)
         self._opening.add(user_id)
@@ -173,14 +187,16 @@ class Tables:
 
     async def _play(self, table: Table, seed: int) -> None:
         """Play the table's deal and store it; a failure voids its match."""
-        game = load_game(table.game)
-        seats: list[SeatSpec] = [HumanSeat(table.agent), PolicySeat(table.opponent)]
+        game = load_game(table.game, table.players)
+        seats: list[SeatSpec] = [HumanSeat(table.agent)]
+        seats += [PolicySeat(table.opponent)] * (table.players - 1)
         try:
             result = await run_duplicate_async(
                 game, seed, seats, TABLE_CLOCK, rotations=1, match_id=table.match_id,
                 on_action=lambda _rotation, _state: table.changed())
             if result.void:
                 raise TableError("; ".join(deal.void for deal in result.deals))
+            table.returns = result.deals[0].returns
             await asyncio.to_thread(_finish_match, self.store, table, result)
         except asyncio.CancelledError:
             table.error = "the server stopped before the deal ended"
@@ -200,6 +216,24 @@ class Tables:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def table_games() -> list[tuple[str, tuple[int, ...]]]:
+    """Every game a person may play at a table, with its seat counts (the default first)."""
+    return [(game_id, get_spec(game_id).seats) for game_id in game_ids()]
+
+
+def table_game(game: str, players: int | None, opponent: str) -> Game:
+    """The game of a table (``players`` seats, or its default), checked to have the policy
+    ``opponent``; ``TableError`` naming the problem when it cannot be played."""
+    if game not in game_ids():
+        raise TableError(f"unknown game {game!r}: choose one of {', '.join(game_ids())}")
+    try:
+        loaded = load_game(game, players)
+        PolicySeat(opponent).check(loaded)
+    except GameError as error:
+        raise TableError(str(error)) from None
+    return loaded
 
 
 def _owner(table: Table) -> str:
@@ -223,6 +257,8 @@ def _start_match(store: Store, table: Table, seed: int) -> str:
                                     seed_secret=secrets.token_bytes(32))
                     session.add(league)
                     session.flush()
+                elif table.game not in league.games:
+                    league.games = [*league.games, table.game]
                 person = ensure_bot_version(
                     session, HUMAN_PREFIX + table.user, PERSON_VERSION, BotKind.PROCESS,
                     fingerprint=HUMAN_PREFIX + table.user, language="human")
@@ -231,13 +267,14 @@ def _start_match(store: Store, table: Table, seed: int) -> str:
                                          spec.version, spec.kind, fingerprint=spec.fingerprint,
                                          games=spec.games, language=spec.language)
                 _enter(session, league.id, [person.id, bot.id])
+                entrants = [person.id] + [bot.id] * (table.players - 1)
                 count = session.scalar(select(func.count()).select_from(Match).where(
                     Match.league_id == league.id)) or 0
                 now = utc_now()
                 session.add(Match(
                     id=match_id, league_id=league.id, game_id=table.game,
-                    params={}, seats=2, seed=seed, seed_source=SeedSource.SECRET,
-                    position=count, entrants=[person.id, bot.id], rotations=[0],
+                    params={}, seats=table.players, seed=seed, seed_source=SeedSource.SECRET,
+                    position=count, entrants=entrants, rotations=[0],
                     status=MatchStatus.LEASED, attempts=1, lease_owner=_owner(table),
                     lease_expires=now + timedelta(seconds=LEASE_S), started_at=now))
                 session.commit()

@@ -26,6 +26,7 @@ from arena.server.tables import (
     Table,
     TableError,
     Tables,
+    table_games,
 )
 from arena.server.web.cards import CardFace, card_face
 from arena.server.web.frames import Frame, match_frames, symbol_label
@@ -63,7 +64,6 @@ class Board:
     frame: Frame | None
     choices: tuple[Choice, ...]
     time_left_ms: int | None
-    scores: tuple[float, ...]
 
 
 def tables_of(request: Request) -> Tables:
@@ -77,7 +77,7 @@ def board_of(table: Table) -> Board:
     on the event loop that plays the table, so the state does not move while it is read."""
     agent, state = table.agent, table.agent.state
     if state is None:
-        return Board(table, None, (), None, ())
+        return Board(table, None, (), None)
     record = MatchRecord.from_state(state, table.labels)
     frame = match_frames(record, HUMAN_SEAT)[-1]
     turn = agent.turn
@@ -86,8 +86,7 @@ def board_of(table: Table) -> Board:
         choices = tuple(_choice(state.game.deck, action_label(state, action), action, index)
                         for index, action in enumerate(turn.state.legal_actions()))
     left = agent.time_left_s()
-    return Board(table, frame, choices, None if left is None else int(left * 1000),
-                 tuple(frame.seats[seat].score for seat in range(len(frame.seats))))
+    return Board(table, frame, choices, None if left is None else int(left * 1000))
 
 
 def _choice(deck: Deck, label: str, action: int, index: int) -> Choice:
@@ -125,8 +124,10 @@ async def play_page(request: Request) -> Response:
     """The form that opens a table (or says to sign in first)."""
     viewer = viewer_of(request)
     current = None if viewer is None else tables_of(request).of_user(viewer.id)
-    return page(request, "play.html", games=TABLE_GAMES, opponents=OPPONENTS,
-                clock=TABLE_CLOCK, current=current)
+    games = table_games()
+    counts = sorted({count for _, seats in games for count in seats})
+    return page(request, "play.html", games=games, default_game=TABLE_GAMES[0],
+                seat_counts=counts, opponents=OPPONENTS, clock=TABLE_CLOCK, current=current)
 
 
 @router.post("/play")
@@ -141,9 +142,12 @@ async def open_table(request: Request) -> Response:
     if fields is None:
         return error_page(request, 400, "the form is too large")
     tables = tables_of(request)
+    players = fields.get("players", "").strip()
+    if players and not players.isdigit():
+        return error_page(request, 400, f"players must be a whole number, got {players!r}")
     try:
         table = await tables.open(viewer.id, viewer.name, fields.get("game", ""),
-                                  fields.get("opponent", ""))
+                                  fields.get("opponent", ""), int(players) if players else None)
     except TableError as error:
         return error_page(request, error.status, str(error))
     return RedirectResponse(f"/play/{table.id}", status_code=303)

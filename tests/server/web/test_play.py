@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from arena.agents import PolicySeat
 from arena.agents.human import HumanAgent, HumanSeat
-from arena.games import load_game
+from arena.games import game_ids, get_spec, load_game
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.protocol.v1 import arena_pb2 as pb
@@ -87,29 +87,35 @@ def ann(store_url: tuple[str, dict[str, str]]) -> Iterator[TestClient]:
     client.__exit__(None, None, None)
 
 
-def open_table(client: TestClient, opponent: str = "random") -> str:
-    """Open a briscola table as a page of the site would; its path."""
-    response = client.post("/play", data={"game": "briscola", "opponent": opponent},
+def open_table(client: TestClient, opponent: str = "random", game: str = "briscola",
+               players: str = "") -> str:
+    """Open a table (briscola unless told) as a page of the site would; its path."""
+    response = client.post("/play", data={"game": game, "opponent": opponent,
+                                          "players": players},
                            headers={"Origin": SITE}, follow_redirects=False)
     assert response.status_code == 303, response.text
     return str(response.headers["location"])
 
 
 def hidden_from_ann(client: TestClient, path: str, board: str) -> None:
-    """The board shows ann her own hand and none of the other seat's cards."""
+    """The board shows ann her own hand and none of the cards the other seats hold that her
+    seat has not seen."""
     table = client.app.state.tables._tables[path.rsplit("/", 1)[1]]  # type: ignore[attr-defined]
     state = table.agent.state
     deck = state.game.deck
     shown = set(CARD.findall(board))
-    assert {deck.short(card) for card in state.observation(0).hand} <= shown
-    assert not {deck.short(card) for card in state.observation(1).hand} & shown
+    mine = state.observation(0)
+    assert {deck.short(card) for card in mine.hand} <= shown
+    hidden = {card for seat in range(1, state.game.num_players)
+              for card in state.observation(seat).hand} - mine.seen_cards()
+    assert not {deck.short(card) for card in hidden} & shown
 
 
 def play_through(client: TestClient, path: str) -> str:
     """Play the first legal action at every turn of ann's, trying one illegal action first;
     the last board."""
     version, refused = -1, False
-    for _ in range(200):
+    for _ in range(2000):
         board = client.get(f"{path}/board", params={"after": version}).text
         version = int(VERSION.search(board).group(1))  # type: ignore[union-attr]
         if "data-over" in board:
@@ -174,6 +180,31 @@ def test_a_whole_table_is_played_stored_and_replayed(
                         headers={"Origin": SITE}).status_code == 404
     finally:
         ben.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("game, players", [
+    *[(game, "") for game in game_ids()],
+    ("tressette", "2"), ("scopa", "3"), ("vecchia", "6"), ("briscola-chiamata", "8")])
+def test_every_game_is_played_at_a_table(ann: TestClient, game: str, players: str) -> None:
+    """A person can play a deal of every game, at its usual seat count or one chosen, with
+    the heuristic policy in every other seat: the board shows her seat only, and the end
+    says how she did among all the seats."""
+    path = open_table(ann, "heuristic", game, players)
+    board = play_through(ann, path)
+    table = ann.app.state.tables._tables[path.rsplit("/", 1)[1]]  # type: ignore[attr-defined]
+    assert table.error == "" and table.players == int(players or get_spec(game).seats[0])
+    assert len(table.returns) == table.players
+    assert f"The deal is over: you {table.outcome}" in board
+
+
+def test_a_table_of_a_seat_count_the_game_has_not_is_refused(ann: TestClient) -> None:
+    """Seats the game does not allow, or a count that is not a number: one line each."""
+    seats = ann.post("/play", data={"game": "scopone", "opponent": "random", "players": "3"},
+                     headers={"Origin": SITE})
+    assert seats.status_code == 400 and "scopone" in seats.text and "3" in seats.text
+    words = ann.post("/play", data={"game": "scopa", "opponent": "random", "players": "two"},
+                     headers={"Origin": SITE})
+    assert words.status_code == 400 and "players must be a whole number" in words.text
 
 
 def test_one_table_per_user_and_a_bounded_number(

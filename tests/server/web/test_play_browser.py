@@ -51,6 +51,8 @@ def test_a_whole_briscola_deal_is_played_in_the_browser(
         page.get_by_label("API token").fill(token)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_url(f"{base}/play", timeout=WAIT_MS)
+        assert page.get_by_label("Game").input_value() == "briscola"  # the usual game
+        page.get_by_label("Game").select_option("briscola")
         page.get_by_label("Opponent").select_option("random")
         page.get_by_role("button", name="Take a seat").click()
         page.wait_for_url(f"{base}/play/*", timeout=WAIT_MS)

@@ -8,6 +8,7 @@ taken); the full deals after the end read exactly as ``arena play`` prints them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.text import Text
@@ -22,6 +23,26 @@ from arena.protocol.schema import platform as pb
 VIEW_NAMES = {pb.WATCH_VIEW_PUBLIC: "public view", pb.WATCH_VIEW_SEAT: "your bot's seat",
               pb.WATCH_VIEW_FULL: "every hand"}
 """How each view of a deal is named in its heading."""
+
+
+def match_params(params_json: str) -> dict[str, Any]:
+    """A match's parameters from ``MatchInfo.params_json`` (anything but a JSON object: none)."""
+    try:
+        params = json.loads(params_json or "{}")
+    except ValueError:
+        return {}
+    return params if isinstance(params, dict) else {}
+
+
+def watched_game(game_id: str, players: int | None, params_json: str) -> Game | None:
+    """The match's game with its parameters; with the game's defaults when this client does
+    not know a parameter (cards are named alike); None for a game it does not know."""
+    for params in (match_params(params_json), {}):
+        try:
+            return load_game(game_id, players, params)
+        except ValueError:
+            continue
+    return None
 
 
 class WatchPrinter:
@@ -45,12 +66,10 @@ class WatchPrinter:
         return [*self._finish(), self._outcome(update.outcome)]
 
     def _match(self, info: Any) -> list[Text]:
-        """A line for the match's state; the game it plays, for naming cards."""
+        """A line for the match's state; the game it plays (with its parameters), for naming
+        cards."""
         if self.game is None:
-            try:
-                self.game = load_game(info.game, len(info.entrants) or None)
-            except ValueError:
-                self.game = None
+            self.game = watched_game(info.game, len(info.entrants) or None, info.params_json)
         return [Text(safe_text(f"match {info.id} ({info.game}): "
                                f"{match_state_name(info.state)}"))]
 

@@ -253,18 +253,20 @@ class BotForfeits(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
-    __slots__ = ("id", "game", "state", "entrants", "deals")
+    __slots__ = ("id", "game", "state", "entrants", "deals", "params_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     game: str
     state: MatchState
     entrants: _containers.RepeatedScalarFieldContainer[str]
     deals: int
-    def __init__(self, id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., entrants: _Optional[_Iterable[str]] = ..., deals: _Optional[int] = ...) -> None: ...
+    params_json: str
+    def __init__(self, id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., entrants: _Optional[_Iterable[str]] = ..., deals: _Optional[int] = ..., params_json: _Optional[str] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "as_bot")

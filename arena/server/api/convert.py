@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -57,10 +58,12 @@ def league_status(status: LeagueStatus, running: bool) -> pb.LeagueStatus:
 
 
 def match_info(match: Match, names: dict[int, str]) -> pb.MatchInfo:
-    """A match: its opaque id, game, state and entrants by display name (never its seed)."""
+    """A match: its opaque id, game, parameters, state and entrants by display name (never its
+    seed)."""
     return pb.MatchInfo(id=match.id, game=match.game_id, state=MATCH_STATES[match.status],
                         entrants=[names.get(entrant, str(entrant)) for entrant in match.entrants],
-                        deals=len(match.rotations))
+                        deals=len(match.rotations),
+                        params_json=json.dumps(match.params or {}, sort_keys=True))
 
 
 def rating_entries(ratings: Sequence[Rating[Any]],

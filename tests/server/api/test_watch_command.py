@@ -10,6 +10,8 @@ from sqlalchemy import update
 
 from arena.cli.watching import WatchPrinter
 from arena.games import load_game
+from arena.protocol.schema import platform as pb
+from arena.server.api.convert import match_info
 from arena.server.remote import RemoteArena
 from arena.store import Match, MatchStatus
 from tests.server.api.conftest import Service
@@ -85,3 +87,28 @@ def test_the_watch_command_shows_a_finished_match_as_play_does(service: Service)
     assert updates[0]["match"]["id"] == match_id
     assert any("event" in item and "cards" in item["event"] for item in updates)
     assert "outcome" in updates[-1]
+
+
+def test_the_printer_plays_the_match_s_own_parameters() -> None:
+    """The match's parameters travel in its first update and the printer's game has them;
+    a parameter this client does not know, or a value that is not a JSON object, falls back
+    to the game's defaults, and an unknown game to the raw lines."""
+    match = Match(id="m1", game_id="scopa", params={"target": 21, "napola": True},
+                  entrants=[1, 2], rotations=[0, 1], status=MatchStatus.LEASED)
+    info = match_info(match, {1: "a", 2: "b"})
+    assert json.loads(info.params_json) == {"target": 21, "napola": True}
+
+    def game_of(info: pb.MatchInfo) -> object:
+        """The game a new printer takes from the update ``info``."""
+        printer = WatchPrinter()
+        printer.lines(pb.WatchMatchResponse(match=info))
+        return printer.game
+
+    game = game_of(info)
+    assert game is not None and game.params["target"] == 21 and game.params["napola"] is True
+    for odd in ('{"no_such_rule": 1}', "[1, 2]", "not json"):
+        info.params_json = odd
+        fallback = game_of(info)
+        assert fallback is not None and fallback.params == load_game("scopa", 2).params
+    info.game = "poker"
+    assert game_of(info) is None

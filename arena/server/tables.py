@@ -1,13 +1,15 @@
-"""Tables where a signed-in person plays a deal against reference policies, in the web process.
+"""Tables where a signed-in person plays a deal against the bots, in the web process.
 
-A table is one deal of any game, at any seat count it allows (the person at seat 0, one
-reference policy in every other seat), run by the match runner as an asyncio task in the
-server's event loop, under one clock for every seat (``TABLE_CLOCK``). It is stored as a match
-like any other: in the league ``tables`` (made on first use, its settings marking the seat
-people play, ``HUMAN_SEATS``), the person as the bot ``human:NAME``, the policy as
-``policy:NAME`` in every seat it plays. The match row is written leased when the table opens
-(so its seed stays hidden and no worker takes it), and done, with its record, when the deal
-ends. One table per user plays at a time, and at most ``MAX_TABLES`` in all.
+A table is one deal of any game, at any seat count it allows: the person at seat 0 and one
+opponent in every other seat (a reference policy, one of the person's own bots or a bot of the
+ladder, as ``arena.server.table_opponents`` offers them). The match runner plays it as an
+asyncio task in the server's event loop, under one clock for every seat (``TABLE_CLOCK``). It
+is stored as a match like any other: in the league ``tables`` (made on first use, its settings
+marking the seat people play, ``HUMAN_SEATS``), the person as the bot ``human:NAME``, the
+opponent as its own version (``policy:NAME`` for a policy) in every seat it plays. The match
+row is written leased when the table opens (so its seed stays hidden and no worker takes it),
+and done, with its record, when the deal ends. One table per user plays at a time, and at
+most ``MAX_TABLES`` in all.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena.agents import PolicySeat, SeatSpec
+from arena.agents import SeatSpec
 from arena.agents.human import HUMAN_PREFIX, HumanAgent, HumanSeat
 from arena.games import Game, GameError, game_ids, get_spec, load_game
 from arena.games.rng import MAX_SEED
@@ -32,6 +34,8 @@ from arena.league.create import POLICY_PREFIX, LeagueSettings, entrant_spec, new
 from arena.match import DuplicateResult
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
+from arena.sandbox.errors import SandboxError
+from arena.server.table_opponents import Opponent, chosen, offered, seat_of
 from arena.store import BotKind, League, Match, MatchStatus, SeedSource, Store, ensure_bot_version
 from arena.store.leagues import league_named
 from arena.store.leases import complete_match, void_match
@@ -46,9 +50,6 @@ TABLES_LEAGUE = "tables"
 TABLE_GAMES = ("briscola",)
 """The games the ``tables`` league is made with; a game first played at a table joins it."""
 
-OPPONENTS = ("random", "heuristic")
-"""The reference policies a person may play against."""
-
 TABLE_CLOCK = TimeControl(decision_ms=30_000, bank_ms=120_000, startup_ms=10_000,
                           ready_ms=5_000)
 """Every seat's clock at a table: 30 s a decision and a bank of 120 s for the deal."""
@@ -58,6 +59,10 @@ HUMAN_SEAT = 0
 
 MAX_TABLES = 20
 """The most tables in play at once on one server."""
+
+MAX_BOT_SEATS = 12
+"""The most seats played by stored bots (each a container, for an uploaded bot) at once over
+all the tables of one server."""
 
 LEASE_S = 3600.0
 """How long a table's match stays leased (far longer than a deal can last under the clock)."""
@@ -84,7 +89,11 @@ class Table:
     user: str
     game: str
     players: int
-    opponent: str
+    opponent: Opponent
+    seat: SeatSpec
+    """The seat spec that plays the opponent, in every seat but the person's."""
+    version_id: int | None
+    """The opponent's stored version (None for a policy: its version is made on opening)."""
     agent: HumanAgent
     version: int = 0
     """Counts the changes (turns started and ended, actions), for pages waiting on them."""
@@ -114,7 +123,7 @@ class Table:
     @property
     def labels(self) -> list[str]:
         """The seats' names, in seat order."""
-        return [self.agent.label] + [f"{self.opponent} (policy)"] * (self.players - 1)
+        return [self.agent.label] + [self.opponent.label] * (self.players - 1)
 
     @property
     def outcome(self) -> str:
@@ -129,14 +138,17 @@ class Table:
 class Tables:
     """The tables of one web process: open them, find them, stop them."""
 
-    def __init__(self, store: Store, limit: int = MAX_TABLES) -> None:
-        """Tables storing their matches in ``store``, at most ``limit`` in play at once."""
+    def __init__(self, store: Store, limit: int = MAX_TABLES,
+                 bot_seats: int = MAX_BOT_SEATS) -> None:
+        """Tables storing their matches in ``store``, at most ``limit`` in play at once, with
+        at most ``bot_seats`` seats played by stored bots."""
         self.store = store
         self.limit = limit
+        self.bot_seats = bot_seats
         self._tables: dict[str, Table] = {}
         self._by_user: dict[int, str] = {}
-        self._opening: set[int] = set()
-        """Users whose table is being written to the store."""
+        self._opening: dict[int, int] = {}
+        """Users whose table is being opened, and the bot seats it holds for them."""
 
     def playing(self) -> list[Table]:
         """The tables in play."""
@@ -147,6 +159,11 @@ class Tables:
         table = self._tables.get(table_id)
         return table if table is not None and table.user_id == user_id else None
 
+    def bot_seats_in_use(self) -> int:
+        """The seats stored bots play (or are held for) at the tables in play."""
+        return sum(table.players - 1 for table in self.playing()
+                   if table.version_id is not None) + sum(self._opening.values())
+
     def of_user(self, user_id: int) -> Table | None:
         """The user's latest table (in play or finished), if any."""
         table_id = self._by_user.get(user_id)
@@ -156,10 +173,7 @@ class Tables:
                    players: int | None = None) -> Table:
         """Open a table for the user and start its deal (``players`` seats, the game's
         default when None); ``TableError`` when it cannot be."""
-        if opponent not in OPPONENTS:
-            raise TableError(f"unknown opponent {opponent!r}: choose one of "
-                             f"{', '.join(OPPONENTS)}")
-        loaded = table_game(game, players, opponent)
+        loaded = table_game(game, players)
         current = self.of_user(user_id)
         in_play = current is not None and not current.finished
         if in_play or user_id in self._opening:
@@ -168,15 +182,20 @@ class Tables:
         if len(self.playing()) + len(self._opening) >= self.limit:
             raise TableError(f"all {self.limit} tables of this server are in play: "
                              "try again in a few minutes", 503)
-        table = Table(id="", user_id=user_id, user=user, game=game,
-                      players=loaded.num_players, opponent=opponent, agent=HumanAgent(user))
-        table.agent.on_change = table.changed
         seed = secrets.randbelow(MAX_SEED + 1)
-        self._opening.add(user_id)
+        self._opening[user_id] = 0
         try:
+            choice, seat, version_id = await asyncio.to_thread(
+                _opponent_seat, self.store, user_id, opponent, loaded)
+            if version_id is not None:
+                self._hold_bot_seats(user_id, loaded.num_players - 1)
+            table = Table(id="", user_id=user_id, user=user, game=game,
+                          players=loaded.num_players, opponent=choice, seat=seat,
+                          version_id=version_id, agent=HumanAgent(user))
+            table.agent.on_change = table.changed
             table.id = await asyncio.to_thread(_start_match, self.store, table, seed)
         finally:
-            self._opening.discard(user_id)
+            self._opening.pop(user_id, None)
         self._tables[table.id] = table
         previous = self._by_user.get(user_id)
         if previous is not None:
@@ -185,11 +204,21 @@ class Tables:
         table.task = asyncio.create_task(self._play(table, seed))
         return table
 
+    def _hold_bot_seats(self, user_id: int, seats: int) -> None:
+        """Hold ``seats`` bot seats for the user's table being opened; ``TableError`` (503)
+        when the server has not that many free."""
+        free = self.bot_seats - self.bot_seats_in_use()
+        if seats > free:
+            raise TableError(f"this server has {free} of its {self.bot_seats} seats for bots "
+                             f"free, and the table needs {seats}: choose a policy or fewer "
+                             "players, or try again in a few minutes", 503)
+        self._opening[user_id] = seats
+
     async def _play(self, table: Table, seed: int) -> None:
         """Play the table's deal and store it; a failure voids its match."""
         game = load_game(table.game, table.players)
         seats: list[SeatSpec] = [HumanSeat(table.agent)]
-        seats += [PolicySeat(table.opponent)] * (table.players - 1)
+        seats += [table.seat] * (table.players - 1)
         try:
             result = await run_duplicate_async(
                 game, seed, seats, TABLE_CLOCK, rotations=1, match_id=table.match_id,
@@ -223,17 +252,34 @@ def table_games() -> list[tuple[str, tuple[int, ...]]]:
     return [(game_id, get_spec(game_id).seats) for game_id in game_ids()]
 
 
-def table_game(game: str, players: int | None, opponent: str) -> Game:
-    """The game of a table (``players`` seats, or its default), checked to have the policy
-    ``opponent``; ``TableError`` naming the problem when it cannot be played."""
+def table_game(game: str, players: int | None) -> Game:
+    """The game of a table (``players`` seats, or its default); ``TableError`` naming the
+    problem when there is no such game or seat count."""
     if game not in game_ids():
         raise TableError(f"unknown game {game!r}: choose one of {', '.join(game_ids())}")
     try:
-        loaded = load_game(game, players)
-        PolicySeat(opponent).check(loaded)
+        return load_game(game, players)
     except GameError as error:
         raise TableError(str(error)) from None
-    return loaded
+
+
+def _opponent_seat(store: Store, user_id: int, key: str,
+                   game: Game) -> tuple[Opponent, SeatSpec, int | None]:
+    """The user's chosen opponent, the seat spec that plays it in ``game`` and its stored
+    version; ``TableError`` when the user may not choose it or it cannot play the game."""
+    with store.session() as session:
+        choice = chosen(session, user_id, key)
+        if choice is None:
+            keys = ", ".join(item.key for item in offered(session, user_id))
+            raise TableError(f"unknown opponent {key!r}: choose one of {keys}")
+        if not choice.plays(game.id):
+            raise TableError(f"{choice.label} does not play {game.id}")
+        try:
+            seat, version = seat_of(session, choice)
+            seat.check(game)
+        except (LookupError, ValueError, SandboxError) as error:
+            raise TableError(f"{choice.label} cannot play {game.id}: {error}") from None
+        return choice, seat, None if version is None else version.id
 
 
 def _owner(table: Table) -> str:
@@ -262,12 +308,15 @@ def _start_match(store: Store, table: Table, seed: int) -> str:
                 person = ensure_bot_version(
                     session, HUMAN_PREFIX + table.user, PERSON_VERSION, BotKind.PROCESS,
                     fingerprint=HUMAN_PREFIX + table.user, language="human")
-                spec = entrant_spec(table.opponent)
-                bot = ensure_bot_version(session, POLICY_PREFIX + table.opponent,
-                                         spec.version, spec.kind, fingerprint=spec.fingerprint,
-                                         games=spec.games, language=spec.language)
-                _enter(session, league.id, [person.id, bot.id])
-                entrants = [person.id] + [bot.id] * (table.players - 1)
+                opponent_id = table.version_id
+                if opponent_id is None:
+                    spec = entrant_spec(table.opponent.key)
+                    opponent_id = ensure_bot_version(
+                        session, POLICY_PREFIX + table.opponent.key, spec.version, spec.kind,
+                        fingerprint=spec.fingerprint, games=spec.games,
+                        language=spec.language).id
+                _enter(session, league.id, [person.id, opponent_id])
+                entrants = [person.id] + [opponent_id] * (table.players - 1)
                 count = session.scalar(select(func.count()).select_from(Match).where(
                     Match.league_id == league.id)) or 0
                 now = utc_now()

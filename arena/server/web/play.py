@@ -1,6 +1,7 @@
 """Playing against the bots: a signed-in person takes a seat at a table (``arena.server.tables``).
 
-``/play`` offers the games and opponents and opens a table (POST, from this site only);
+``/play`` offers the games and opponents (``arena.server.table_opponents``) and opens a table
+(POST, from this site only);
 ``/play/{table}`` is the person's seat view: the board as the engine lets that seat see it,
 the clock, and the legal actions as buttons (keys 1 to 9 with ``play.js``). ``/play/{table}/board``
 sends the board again once it has changed (a long poll), and ``/play/{table}/act`` plays an
@@ -10,6 +11,7 @@ its user's only: anyone else gets a 404.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from fastapi import APIRouter, Query, Request
@@ -18,9 +20,9 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 from arena.games.cards import Deck
 from arena.match.record import MatchRecord
 from arena.match.timeline import action_label
+from arena.server.table_opponents import Opponent, offered
 from arena.server.tables import (
     HUMAN_SEAT,
-    OPPONENTS,
     TABLE_CLOCK,
     TABLE_GAMES,
     Table,
@@ -100,6 +102,12 @@ def _choice(deck: Deck, label: str, action: int, index: int) -> Choice:
     return Choice(action, symbol_label(deck, label), index + 1 if index < KEYS else 0, face)
 
 
+def _offered(tables: Tables, user_id: int) -> list[Opponent]:
+    """The opponents the user may choose."""
+    with tables.store.session() as session:
+        return offered(session, user_id)
+
+
 def _viewer_or_refusal(request: Request) -> SignedIn | Response:
     """The signed-in user, or the page saying to sign in (401)."""
     viewer = viewer_of(request)
@@ -123,11 +131,14 @@ def _table(request: Request, table_id: str) -> Table | Response:
 async def play_page(request: Request) -> Response:
     """The form that opens a table (or says to sign in first)."""
     viewer = viewer_of(request)
-    current = None if viewer is None else tables_of(request).of_user(viewer.id)
+    tables = tables_of(request)
+    current = None if viewer is None else tables.of_user(viewer.id)
+    opponents = [] if viewer is None else await asyncio.to_thread(
+        _offered, tables, viewer.id)
     games = table_games()
     counts = sorted({count for _, seats in games for count in seats})
     return page(request, "play.html", games=games, default_game=TABLE_GAMES[0],
-                seat_counts=counts, opponents=OPPONENTS, clock=TABLE_CLOCK, current=current)
+                seat_counts=counts, opponents=opponents, clock=TABLE_CLOCK, current=current)
 
 
 @router.post("/play")

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from arena.agents import PolicySeat
 from arena.agents.human import HumanAgent, HumanSeat
 from arena.games import game_ids, get_spec, load_game
+from arena.league.ladder import join_uploads, open_ladder
 from arena.match.runner import run_duplicate_async
 from arena.match.timecontrol import TimeControl
 from arena.protocol.v1 import arena_pb2 as pb
@@ -25,8 +26,13 @@ from arena.protocol.v1 import arena_pb2_grpc as pb_grpc
 from arena.reasons import Reason
 from arena.server.api.server import start_api
 from arena.server.web import create_app
-from arena.store import League, Match, MatchStatus, open_store
+from arena.store import BotKind, League, Match, MatchStatus, open_store
 from arena.store.accounts import register_user
+from arena.store.admin import set_bot_disabled
+from arena.store.bots import bot_named, ensure_bot_version
+
+SAMPLE_RANDOM = Path(__file__).resolve().parents[3] / "sample_bots" / "python" / "random"
+"""A bot folder, stored as a bot of ann's (a process bot: the Docker one is in tests/sandbox)."""
 
 SITE = "http://testserver"
 """The origin of the test client's requests."""
@@ -61,7 +67,13 @@ def store_url(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, 
     tokens = {}
     with open_store(url) as store, store.session() as session:
         for name in ("ann", "ben"):
-            tokens[name] = register_user(session, name)[1]
+            user, tokens[name] = register_user(session, name)
+            session.flush()
+            for bot, games in ((f"{name}bot", ("*",)), (f"{name}-scopa", ("scopa",))):
+                version = ensure_bot_version(session, bot, "1.0", BotKind.PROCESS,
+                                             path=str(SAMPLE_RANDOM), fingerprint=bot,
+                                             games=games, language="python")
+                version.bot.owner_id = user.id
         session.commit()
     return url, tokens
 
@@ -294,3 +306,53 @@ def test_choose_refuses_out_of_turn_and_illegal_actions() -> None:
     problem, action = asyncio.run(one_turn())
     assert problem.startswith("action -5 is not legal now")
     assert action is not None
+
+
+def opponent_keys(client: TestClient) -> list[str]:
+    """The opponents the /play form offers."""
+    return re.findall(r'<option value="([^"]*)">[^<]*\((?:policy|your bot|ladder bot)\)',
+                      client.get("/play").text)
+
+
+def test_a_person_plays_their_own_bot_and_the_ladder_s_but_no_one_else_s(
+        ann: TestClient, store_url: tuple[str, dict[str, str]]) -> None:
+    """ann is offered the policies and her own bots; ben's bot only once it is on the ladder,
+    and not while it is disabled; a bot is refused for a game it does not play, and a table
+    needing more bot seats than the server has free is refused (503). ann then plays a whole
+    deal against her own bot (a real bot process over gRPC), stored with its version in the
+    other seat."""
+    url = store_url[0]
+    assert opponent_keys(ann) == ["random", "heuristic", "bot:ann-scopa", "bot:annbot"]
+    hidden = ann.post("/play", data={"game": "briscola", "opponent": "bot:benbot"},
+                      headers={"Origin": SITE})
+    assert hidden.status_code == 400 and "unknown opponent &#39;bot:benbot&#39;" in hidden.text
+    with open_store(url) as store:
+        ladder = open_ladder(store, games=["briscola"])
+        assert join_uploads(store, ladder) == ["annbot", "benbot"]
+    assert opponent_keys(ann)[-1] == "bot:benbot"
+    with open_store(url) as store, store.session() as session:
+        bot = bot_named(session, "benbot")
+        assert bot is not None
+        set_bot_disabled(session, bot, True, "admin")
+        session.commit()
+    assert "bot:benbot" not in opponent_keys(ann)
+    wrong = ann.post("/play", data={"game": "briscola", "opponent": "bot:ann-scopa"},
+                     headers={"Origin": SITE})
+    assert wrong.status_code == 400 and "ann-scopa (your bot) does not play briscola" in wrong.text
+    tables = ann.app.state.tables  # type: ignore[attr-defined]
+    tables.bot_seats = 2
+    four = ann.post("/play", data={"game": "briscola", "opponent": "bot:annbot",
+                                   "players": "4"}, headers={"Origin": SITE})
+    assert four.status_code == 503
+    assert "has 2 of its 2 seats for bots free, and the table needs 3" in four.text
+    path = open_table(ann, "bot:annbot")
+    assert tables.bot_seats_in_use() == 1
+    board = play_through(ann, path)
+    assert tables.bot_seats_in_use() == 0
+    assert "The deal is over: you" in board
+    with open_store(url) as store, store.session() as session:
+        match = session.get_one(Match, path.rsplit("/", 1)[1])
+        assert match.status is MatchStatus.DONE
+        own = bot_named(session, "annbot", with_versions=True)
+        assert own is not None and match.entrants[1] == own.versions[-1].id
+        assert match.records[0].record["policies"][1].endswith("(bot)")  # a bot process

@@ -92,7 +92,7 @@ def run_ladder(store_url: str, options: LadderOptions, stop: threading.Event) ->
     """Run the ladder until ``stop`` is set (``LeagueError`` for a bad ladder)."""
     with open_store(store_url) as store:
         league_id = open_ladder(store, options.name, options.games)
-        executor = make_executor(store, store_url, league_id, options)
+        executor = make_executor(store, store_url, league_id, options, stop)
         if executor is None:
             return
         ratings = LadderRatings(store, options.name, league_id)
@@ -119,19 +119,31 @@ def step(store: Store, league_id: int, options: LadderOptions, ratings: LadderRa
     executor.step()
 
 
-def make_executor(store: Store, store_url: str, league_id: int,
-                  options: LadderOptions) -> Executor | None:
-    """The local pool, or Celery with a broker (None, after a logged line, when the broker
-    cannot be used)."""
+def make_executor(store: Store, store_url: str, league_id: int, options: LadderOptions,
+                  stop: threading.Event) -> Executor | None:
+    """The local pool, or Celery with a broker, tried every ``ERROR_PAUSE_S`` until it can
+    be used (a line logged when the problem first shows or changes); None once ``stop`` is
+    set first."""
     if not options.broker:
         return PoolExecutor(store, store_url, league_id, options)
     from arena.league.celery_app import DistributionError
 
-    try:
-        return CeleryExecutor(store, store_url, league_id, options.broker)
-    except DistributionError as error:
-        log.error("ladder not started: %s", " ".join(str(error).split()))
-        return None
+    logged = ""
+    while not stop.is_set():
+        try:
+            executor = CeleryExecutor(store, store_url, league_id, options.broker)
+        except DistributionError as error:
+            problem = " ".join(str(error).split())
+            if problem != logged:
+                log.warning("ladder waiting for its broker: %s; trying again every %g s",
+                            problem, ERROR_PAUSE_S)
+                logged = problem
+            stop.wait(ERROR_PAUSE_S)
+            continue
+        if logged:
+            log.info("ladder: the broker answers; the ladder runs")
+        return executor
+    return None
 
 
 class LadderRatings:

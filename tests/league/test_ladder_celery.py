@@ -4,6 +4,7 @@ a private Redis; each set is played once. Without ``redis-server`` this skips, e
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -61,3 +62,35 @@ def test_the_ladder_plays_its_sets_on_celery_workers(
     assert len({match.position for match in matches(db)}) == len(matches(db))
     bot = max(version for match in played for version in match.entrants)
     assert sum(bot in match.entrants for match in played) >= 5
+
+
+def test_a_ladder_started_before_its_broker_runs_once_the_broker_answers(
+        workdir: Path, workers: Workers, db: str,  # noqa: F811
+        redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+    """With the broker down the ladder's loop says so once and keeps trying, playing nothing;
+    once the broker is up (and a worker with it) its sets are played."""
+    redis_server.stop()
+    with open_store(db) as store:
+        open_ladder(store)
+    caplog.set_level(logging.INFO, logger="arena.league.ladder_loop")
+    ladder = LadderThread(db, LadderOptions(broker=redis_server.url, join_uploads=False))
+    try:
+        deadline = time.monotonic() + LEAGUE_TIMEOUT_S
+        while not any("ladder waiting for its broker" in record.getMessage()
+                      for record in caplog.records):
+            assert time.monotonic() < deadline and ladder.thread.is_alive()
+            time.sleep(0.05)
+        assert not any(match.status == MatchStatus.DONE for match in matches(db))
+        redis_server.start()
+        workers.start()
+        workers.wait_ready(0)
+        while sum(match.status == MatchStatus.DONE for match in matches(db)) < 2:
+            assert time.monotonic() < deadline, workers.log(0)
+            assert ladder.thread.is_alive()
+            time.sleep(0.2)
+    finally:
+        ladder.stop()
+    waiting = [record for record in caplog.records
+               if "ladder waiting for its broker" in record.getMessage()]
+    assert len(waiting) == 1, "the same problem is logged once"
+    assert any("the broker answers" in record.getMessage() for record in caplog.records)

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Event, Game, State, load_game
-from arena.games.api import ALL_SEATS
-from arena.games.cards import HIDDEN
 from arena.league.status import bot_names
 from arena.match import MatchRecord
+from arena.match.spectator import public_events
 from arena.match.timeline import match_steps
 from arena.protocol.schema import platform as pb
 from arena.server.api.convert import match_info
@@ -68,23 +67,6 @@ def plain_record(data: dict[str, Any]) -> MatchRecord:
     """A stored deal record as a match record (the league's own keys left out)."""
     return MatchRecord.from_dict({key: value for key, value in data.items()
                                   if key not in ("rotation", "entrants")})
-
-
-def public_events(state: State) -> list[Event]:
-    """The event log as a spectator sees it: entries every seat sees, their content only when
-    every seat may see it."""
-    everyone = (1 << state.game.num_players) - 1
-    log = state._log
-    audience = state._audience
-    events = []
-    for index, (kind, seat, cards, values, viewers) in enumerate(log):
-        if audience is not None and audience[index] & everyone != everyone:
-            continue
-        if viewers == ALL_SEATS or viewers & everyone == everyone:
-            events.append(Event(kind, seat, cards, values))
-        else:
-            events.append(Event(kind, seat, (HIDDEN,) * len(cards), ()))
-    return events
 
 
 @dataclass

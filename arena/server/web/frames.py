@@ -1,11 +1,13 @@
 """A finished match record as the replay's frames: what is on the table after each step.
 
-A view is ``None`` (the full view: every hand face up, every event unmasked) or a seat number.
-A seat's view is built only from what the engine lets that seat know: its ``observation``
-(its own hand, the hands the rules show, the table, the scores) and the event log as
-``events_since(seat, ...)`` masks it. The name of another seat's action is shown only when
-every event of that action reaches the seat unmasked, so a face-down play or a secret
-commitment never leaks through its label.
+A view is ``None`` (the full view: every hand face up, every event unmasked), a seat number, or
+``PUBLIC`` (a spectator's). A seat's view is built only from what the engine lets that seat
+know: its ``observation`` (its own hand, the hands the rules show, the table, the scores) and
+the event log as ``events_since(seat, ...)`` masks it. The public view shows only what every
+seat knows: the events as ``public_events`` gives them, a hand's card only where every seat
+sees it, and a score or card points only where every seat's observation agrees on it. The
+name of another seat's action is shown only when every event of that action reaches the view
+unmasked, so a face-down play or a secret commitment never leaks through its label.
 
 Frame 0 is the deal; every later frame follows one recorded action. A trick stays on the table
 in the frame of the action that completed it (with its winner), and is cleared in the next.
@@ -21,6 +23,7 @@ from arena.games import Event, EventKind, Game, State
 from arena.games.cards import HIDDEN, Deck
 from arena.match.record import MatchRecord, apply_recorded
 from arena.match.safetext import safe_text
+from arena.match.spectator import public_events
 from arena.match.timeline import action_label
 from arena.server.web.cards import CardFace, card_face, card_faces
 
@@ -28,7 +31,10 @@ CARD_WORD = re.compile(r"(?<![\w♥♦♣♠])[0-9A-Z]{1,2}[A-Z][abc]?(?![\w♥�
 """A word that may be a card code, such as ``7D``, ``TH`` or ``7Da``."""
 
 View = int | None
-"""``None`` for the full view, else the seat whose view it is."""
+"""``None`` for the full view, ``PUBLIC`` for a spectator's, else the seat whose view it is."""
+
+PUBLIC = -1
+"""The view of a spectator: what every seat knows."""
 
 AUCTION_KINDS = frozenset({EventKind.BID, EventKind.PASS, EventKind.CALL, EventKind.COMMIT})
 """Events that make up an auction."""
@@ -131,7 +137,7 @@ class FrameBuilder:
 
     def __init__(self, record: MatchRecord, view: View) -> None:
         """Check the view against the record's seats and start a fresh state."""
-        if view is not None and not 0 <= view < record.players:
+        if view is not None and view != PUBLIC and not 0 <= view < record.players:
             raise ValueError(f"no seat {view}: this match has seats 0 to {record.players - 1}")
         self.record = record
         self.view = view
@@ -169,6 +175,8 @@ class FrameBuilder:
         """The events logged since ``start`` as this view sees them."""
         if self.view is None:
             return self.state.full_events(start)
+        if self.view == PUBLIC:
+            return tuple(public_events(self.state, start))
         return self.state.events_since(self.view, start)
 
     def _step_label(self, actor: int, label: str, public: bool,
@@ -225,15 +233,20 @@ class FrameBuilder:
                 note = self._note(event)
                 if note:
                     notes.append(note)
-        observation = self.state.observation(0 if self.view is None else self.view)
-        table_cards = set(observation.table)
+        observation = self.state.observation(0 if self.view in (None, PUBLIC) else self.view)
+        table = observation.table
+        if self.view == PUBLIC:
+            everyone = set.intersection(*(set(self.state.observation(seat).table)
+                                          for seat in range(self.game.num_players)))
+            table = tuple(card for card in table if card in everyone)
+        table_cards = set(table)
         self.table.plays = [play for play in self.table.plays
                             if play.card_id == HIDDEN or play.card_id not in table_cards]
         if not trick:
             trick = tuple(self.table.plays)
         return Frame(index=index, label=label, hand=max(self.table.hand, 1),
                      seats=self._seats(), trick=trick, trick_winner=winner,
-                     trick_points=points, table=card_faces(deck, observation.table),
+                     trick_points=points, table=card_faces(deck, table),
                      capture=capture, draws=tuple(draws), auction=tuple(self.table.auction),
                      trump=self.table.trump, trump_suit=self.table.trump_suit,
                      notes=tuple(notes),
@@ -292,6 +305,8 @@ class FrameBuilder:
                                    0, seat == current, seen.scores[seat],
                                    *self._piles(seen.points, seat))
                          for seat, seen in enumerate(observations))
+        if self.view == PUBLIC:
+            return self._public_seats()
         seen = self.state.observation(self.view)
         visible = dict(seen.visible_hands)
         seats = []
@@ -306,10 +321,39 @@ class FrameBuilder:
                                    *self._piles(seen.points, seat)))
         return tuple(seats)
 
+    def _public_seats(self) -> tuple[SeatFrame, ...]:
+        """Every seat as a spectator sees it: the cards of its hand every seat sees, and the
+        scores and card points every seat's observation agrees on (else 0)."""
+        deck = self.game.deck
+        current = self.state.current_player()
+        players = self.record.policies
+        seats = range(self.record.players)
+        observations = [self.state.observation(seat) for seat in seats]
+        seats_frames = []
+        for seat in seats:
+            cards = set(observations[seat].hand) - {HIDDEN}
+            for viewer, seen in enumerate(observations):
+                if viewer != seat:
+                    cards &= set(dict(seen.visible_hands).get(seat, ()))
+            shown = tuple(card for card in observations[seat].hand if card in cards)
+            hidden = max(observations[0].hand_sizes[seat] - len(shown), 0)
+            score = _agreed([seen.scores[seat] for seen in observations])
+            points = int(_agreed([seen.points[seat] if seat < len(seen.points) else 0
+                                  for seen in observations]))
+            seats_frames.append(SeatFrame(
+                seat, _player(players, seat), card_faces(deck, shown), hidden, seat == current,
+                score, points, self.table.captured.get(seat, 0), self.table.scope.get(seat, 0)))
+        return tuple(seats_frames)
+
     def _piles(self, points: Sequence[int], seat: int) -> tuple[int, int, int]:
         """A seat's card points, captured cards and scope so far in the hand."""
         return (points[seat] if seat < len(points) else 0,
                 self.table.captured.get(seat, 0), self.table.scope.get(seat, 0))
+
+
+def _agreed(values: Sequence[float]) -> float:
+    """The value every view agrees on, else 0."""
+    return values[0] if values and all(value == values[0] for value in values) else 0
 
 
 def _decision(events: Sequence[Event], actor: int) -> list[Event]:

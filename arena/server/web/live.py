@@ -24,11 +24,14 @@ from sqlalchemy import func, select
 
 from arena.games import Event, EventKind, load_game
 from arena.games.cards import Deck
+from arena.league.status import bot_names
+from arena.match import MatchRecord
 from arena.server.api.watch import LiveDealView, live_actions
 from arena.server.web.cards import CardFace, card_faces
-from arena.server.web.frames import VERBS
+from arena.server.web.frames import PUBLIC, VERBS, Frame, match_frames
 from arena.server.web.signin import store_of, viewer_of
 from arena.store import Bot, BotVersion, League, Match, MatchStatus, Store
+from arena.store.bots import versions_by_id
 
 router = APIRouter()
 
@@ -184,11 +187,14 @@ class LiveLine:
 
 @dataclass(frozen=True)
 class LiveDeal:
-    """A deal in play: its number, the seat watched (None: the public view) and its events."""
+    """A deal in play: its number, the seat watched (None: the public view), the board now
+    and its events."""
 
     deal: int
     seat: int | None
     lines: tuple[LiveLine, ...]
+    frame: Frame | None = None
+    """The board after the latest action, as the view sees it (the replay's frame)."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +228,7 @@ def live_match(request: Request, match_id: str, view: str) -> LiveMatch | None:
         match = session.get(Match, match_id)
         if match is None or match.status is not MatchStatus.LEASED:
             return None
+        names = bot_names(versions_by_id(session, match.entrants).values())
         session.expunge(match)
     viewer = viewer_of(request)
     mine = own_entrants(store, match, viewer.id if viewer is not None else None)
@@ -233,8 +240,25 @@ def live_match(request: Request, match_id: str, view: str) -> LiveMatch | None:
         played = LiveDealView(game, match.seed, seat)
         events = played.advance(actions)
         deals.append(LiveDeal(deal, seat, tuple(
-            live_line(game.deck, event) for event in events)))
+            live_line(game.deck, event) for event in events),
+            live_frame(played, seat_names(match, names, deal))))
     return LiveMatch(tuple(deals), shown, bool(mine))
+
+
+def seat_names(match: Match, names: dict[int, str], rotation: int) -> list[str]:
+    """The display name at each seat of a deal (entrant ``e`` sits at ``e + rotation``)."""
+    players = match.seats
+    return [names.get(match.entrants[(seat - rotation) % players], "")
+            for seat in range(players)]
+
+
+def live_frame(played: LiveDealView, players: list[str]) -> Frame | None:
+    """The board of a deal in play after its latest action, in the deal's view (a seat's, or
+    the public one)."""
+    if played.state is None:
+        return None
+    record = MatchRecord.from_state(played.state, players)
+    return match_frames(record, PUBLIC if played.seat is None else played.seat)[-1]
 
 
 def live_line(deck: Deck, event: Event) -> LiveLine:

@@ -13,7 +13,7 @@ from arena.games import load_game
 from arena.games.cards import HIDDEN
 from arena.league.create import create_league
 from arena.league.local import run_league
-from arena.server.api.watch import public_events
+from arena.match.spectator import public_events
 from arena.store import Bot, BotVersion, Match, MatchStatus, open_store
 from arena.store.accounts import register_user
 from arena.store.models import LiveDeal, utc_now

@@ -48,13 +48,15 @@ def sign_in(web: TestClient, token: str) -> None:
 
 def test_the_public_view_shows_plays_and_no_hidden_card(web: TestClient,
                                                         running: Running) -> None:
-    """Every view a spectator can ask for is the public one: the plays are drawn, no card of
-    a hand or of the stock is named anywhere in the page."""
+    """Every view a spectator can ask for is the public one: the board and the plays are
+    drawn, no card of a hand or of the stock is named anywhere in the page."""
     hidden = hidden_codes(running.seed, ACTIONS)
     for query in ("", "?view=public", "?view=mine", "?view=full", "?view=0"):
         html = web.get(f"/matches/{running.match_id}{query}").text
         assert "Deals in play" in html and "public view" in html
         assert codes(html), "the plays so far are drawn"
+        board = html.split('data-live-board="0"', 1)[1].split('<ol class="live-events"', 1)[0]
+        assert "Trump" in board and codes(board), "the board is drawn, the trump face up"
         assert not codes(html) & hidden, query
         assert "card back" in html
         assert "Your bot's seat" not in html
@@ -69,6 +71,8 @@ def test_the_owner_sees_the_seat_of_the_bot(web: TestClient, running: Running) -
     other = seat_codes(running.seed, ACTIONS, 1 - running.owner_seat)
     assert own <= codes(html)
     assert not other & codes(html)
+    board = html.split('data-live-board="0"', 1)[1].split('<ol class="live-events"', 1)[0]
+    assert own <= codes(board), "the board holds the bot's hand"
     public = web.get(f"/matches/{running.match_id}").text
     assert not own & codes(public)
 

@@ -111,7 +111,7 @@ def test_a_match_in_play_shows_the_public_view_as_it_goes(
     running = running_match(tmp_path, 5)
     with web_server(running.url) as base:
         page.goto(f"{base}/matches/{running.match_id}")
-        events = page.locator("[data-live-deal='0'] li")
+        events = page.locator("[data-live-deal='0'] .live-events li")
         before = events.count()
         assert before > 0
         shown = set(page.eval_on_selector_all("[data-card]", "cs => cs.map(c => c.dataset.card)"))
@@ -121,7 +121,8 @@ def test_a_match_in_play_shows_the_public_view_as_it_goes(
         threading.Thread(target=feed, args=(running.url, running.match_id, running.seed, 9),
                          daemon=True).start()
         page.wait_for_function(
-            f"document.querySelectorAll(\"[data-live-deal='0'] li\").length > {before}",
+            "document.querySelectorAll(\"[data-live-deal='0'] .live-events li\").length"
+            f" > {before}",
             timeout=WAIT_MS)
         assert page.evaluate("window.__stayed") is True
         shown = set(page.eval_on_selector_all("[data-card]", "cs => cs.map(c => c.dataset.card)"))

@@ -81,16 +81,21 @@ def test_the_replay_steps_fast_on_the_client(page: Any, server: str,  # noqa: F8
     assert page.locator("[data-stock]").inner_text() == str(frames[last - 3].stock)
 
 
+TABLES_PAST_THE_EDGE = (
+    "Array.from(document.querySelectorAll('main table')).filter(t => "
+    "t.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || "
+    "t.scrollWidth > t.clientWidth + 0.5 || "
+    "(t.parentElement.scrollWidth > t.parentElement.clientWidth + 0.5))"
+    ".map(t => t.caption ? t.caption.textContent : t.outerHTML.slice(0, 80))")
+"""A script listing the tables of the page that run past the screen's edge or scroll."""
+
+
 def test_every_table_of_the_replay_fits_a_phone(page: Any, server: str,  # noqa: F811
                                                 web_store: WebStore) -> None:
     """At 390 px wide no table of a match page runs past the screen's edge or scrolls: every
     column is in view, on the step loaded and on a step the script swapped in."""
     page.set_viewport_size({"width": 390, "height": 844})
-    check = ("Array.from(document.querySelectorAll('main table')).filter(t => "
-             "t.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || "
-             "t.scrollWidth > t.clientWidth + 0.5 || "
-             "(t.parentElement.scrollWidth > t.parentElement.clientWidth + 0.5))"
-             ".map(t => t.caption ? t.caption.textContent : t.outerHTML.slice(0, 80))")
+    check = TABLES_PAST_THE_EDGE
     for game in ("briscola", "scopa"):
         page.goto(f"{server}/matches/{web_store.matches[game]}?view=full&step=9")
         assert page.locator("main table").count() >= 2
@@ -106,8 +111,9 @@ def test_every_table_of_the_replay_fits_a_phone(page: Any, server: str,  # noqa:
 
 def test_a_match_in_play_shows_the_public_view_as_it_goes(
         page: Any, tmp_path: Path) -> None:  # noqa: F811
-    """A spectator's page of a running match draws the plays and card backs, never a card of
-    a hand or the stock; a new action shows up without a reload."""
+    """A spectator's page of a running match draws the board, the plays and card backs, never
+    a card of a hand or the stock; a new action shows up without a reload; the board fits a
+    phone."""
     running = running_match(tmp_path, 5)
     with web_server(running.url) as base:
         page.goto(f"{base}/matches/{running.match_id}")
@@ -129,5 +135,9 @@ def test_a_match_in_play_shows_the_public_view_as_it_goes(
         assert not shown & hidden_codes(running.seed, 9)
         assert not set(page.content().split()) & {f'data-card="{code}"'
                                                    for code in hidden_codes(running.seed, 9)}
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.locator("[data-live-board='0'] table").count() >= 1
+        assert page.evaluate(TABLES_PAST_THE_EDGE) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.goto("about:blank")  # closes the event stream before the server stops
 

@@ -1,4 +1,5 @@
-"""Helpers of the telemetry tests: free ports, scraping /metrics, waiting, JSON log lines."""
+"""Helpers of the telemetry tests: this process's samples, free ports, scraping /metrics,
+waiting, JSON log lines."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +23,11 @@ CRASHER = REPO / "tests" / "hostile" / "bots" / "crash-mid-match"
 
 WAIT_S = 90.0
 """The longest any condition is waited for."""
+
+
+def sample(name: str, **labels: str) -> float:
+    """A sample of this process's registry (0 when absent)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
 def free_port() -> int:

@@ -3,8 +3,6 @@ league match's end told to them (``arena.league.observe``) from a real duplicate
 
 from __future__ import annotations
 
-from prometheus_client import REGISTRY
-
 from arena.agents import PolicySeat
 from arena.games import load_game
 from arena.league.observe import match_ended
@@ -17,10 +15,7 @@ from arena.telemetry.metrics import (
     observe_build,
 )
 
-
-def sample(name: str, **labels: str) -> float:
-    """A sample of this process's registry (0 when absent)."""
-    return REGISTRY.get_sample_value(name, labels) or 0.0
+from .scraping import sample
 
 
 def test_counts_add_up() -> None:

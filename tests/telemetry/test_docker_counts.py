@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from prometheus_client import REGISTRY
 from sandbox.conftest import (  # noqa: F401 - the fixtures
     SAMPLE_RANDOM,
     base_image,
@@ -17,10 +16,7 @@ from sandbox.conftest import (  # noqa: F401 - the fixtures
 from arena.agents import DockerAgent
 from arena.sandbox.images import build_bot_image
 
-
-def sample(name: str, **labels: str) -> float:
-    """A sample of this process's registry (0 when absent)."""
-    return REGISTRY.get_sample_value(name, labels) or 0.0
+from .scraping import sample
 
 
 def test_a_build_and_a_container_start_are_counted(

@@ -47,8 +47,8 @@ log = logging.getLogger(__name__)
 TABLES_LEAGUE = "tables"
 """The league every table's match is stored in."""
 
-TABLE_GAMES = ("briscola",)
-"""The games the ``tables`` league is made with; a game first played at a table joins it."""
+DEFAULT_GAME = "briscola"
+"""The game the form offers first."""
 
 TABLE_CLOCK = TimeControl(decision_ms=30_000, bank_ms=120_000, startup_ms=10_000,
                           ready_ms=5_000)
@@ -298,12 +298,12 @@ def _start_match(store: Store, table: Table, seed: int) -> str:
                 league = league_named(session, TABLES_LEAGUE)
                 if league is None:
                     settings = LeagueSettings(time_control=TABLE_CLOCK).to_dict()
-                    league = League(name=TABLES_LEAGUE, games=list(TABLE_GAMES), deals=1,
+                    league = League(name=TABLES_LEAGUE, games=game_ids(), deals=1,
                                     rounds=1, settings={**settings, HUMAN_SEATS: [HUMAN_SEAT]},
                                     seed_secret=secrets.token_bytes(32))
                     session.add(league)
                     session.flush()
-                elif table.game not in league.games:
+                elif table.game not in league.games:  # a game registered since
                     league.games = [*league.games, table.game]
                 person = ensure_bot_version(
                     session, HUMAN_PREFIX + table.user, PERSON_VERSION, BotKind.PROCESS,

@@ -22,9 +22,9 @@ from arena.match.record import MatchRecord
 from arena.match.timeline import action_label
 from arena.server.table_opponents import Opponent, offered
 from arena.server.tables import (
+    DEFAULT_GAME,
     HUMAN_SEAT,
     TABLE_CLOCK,
-    TABLE_GAMES,
     Table,
     TableError,
     Tables,
@@ -137,7 +137,7 @@ async def play_page(request: Request) -> Response:
         _offered, tables, viewer.id)
     games = table_games()
     counts = sorted({count for _, seats in games for count in seats})
-    return page(request, "play.html", games=games, default_game=TABLE_GAMES[0],
+    return page(request, "play.html", games=games, default_game=DEFAULT_GAME,
                 seat_counts=counts, opponents=opponents, clock=TABLE_CLOCK, current=current)
 
 

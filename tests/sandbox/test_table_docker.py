@@ -8,7 +8,7 @@ from pathlib import Path
 from arena.store import BotKind, Match, MatchStatus, open_store
 from arena.store.accounts import register_user
 from arena.store.bots import ensure_bot_version
-from tests.server.web.test_play import browser, open_table, play_through
+from tests.server.web.test_play import VERSION, browser, open_table, play_through
 
 from .conftest import SAMPLE_RANDOM, BotImageFactory, our_containers, require_docker
 
@@ -44,4 +44,38 @@ def test_a_person_plays_an_uploaded_bot_in_its_container(bot_image: BotImageFact
         assert match.status is MatchStatus.DONE
         assert match.entrants == [match.entrants[0], version_id]
         assert match.records[0].record["policies"][1].endswith("(docker)")
+    assert our_containers(require_docker()) == []
+
+
+def test_a_table_stopped_with_the_server_leaves_no_container(bot_image: BotImageFactory,
+                                                              tmp_path: Path) -> None:
+    """The server stops while ann's table against her Docker bot waits for her move: the
+    match is voided and the bot's container is gone."""
+    image = bot_image(SAMPLE_RANDOM)
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with open_store(url) as store, store.session() as session:
+        user, token = register_user(session, "ann")
+        session.flush()
+        version = ensure_bot_version(session, "ann-docker", image.version, BotKind.DOCKER,
+                                     image_ref=image.ref, image_id=image.image_id,
+                                     games=image.games, language=image.language)
+        version.bot.owner_id = user.id
+        session.commit()
+    client = browser(url, token)
+    try:
+        path = open_table(client, "bot:ann-docker")
+        version = -1
+        for _ in range(100):  # each waits for a change: the bot's container is up, ann acts
+            board = client.get(f"{path}/board", params={"after": version}).text
+            assert "data-over" not in board, board
+            if 'name="action"' in board:
+                break
+            version = int(VERSION.search(board).group(1))  # type: ignore[union-attr]
+        assert 'name="action"' in board, "ann's turn never came"
+        assert our_containers(require_docker()), "the bot plays in a container"
+    finally:
+        client.__exit__(None, None, None)
+    with open_store(url) as store, store.session() as session:
+        match = session.get_one(Match, path.rsplit("/", 1)[1])
+        assert match.status is MatchStatus.VOID
     assert our_containers(require_docker()) == []

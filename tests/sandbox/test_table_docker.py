@@ -4,6 +4,7 @@ hardened container, as a league's worker would, and the deal is stored with its 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from arena.store import BotKind, Match, MatchStatus, open_store
 from arena.store.accounts import register_user
@@ -13,13 +14,9 @@ from tests.server.web.test_play import VERSION, browser, open_table, play_throug
 from .conftest import SAMPLE_RANDOM, BotImageFactory, our_containers, require_docker
 
 
-def test_a_person_plays_an_uploaded_bot_in_its_container(bot_image: BotImageFactory,
-                                                          tmp_path: Path) -> None:
-    """ann picks her Docker bot at /play and plays a whole briscola deal against it through
-    the pages; the match is stored done with the bot's version, its record names the seat a
-    container, and no container is left once the deal is over."""
-    image = bot_image(SAMPLE_RANDOM)
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+def store_ann_and_her_bot(url: str, image: Any) -> tuple[str, int]:
+    """A store with the user ann and her uploaded bot ``ann-docker`` of ``image``; her token
+    and the bot's version id."""
     with open_store(url) as store, store.session() as session:
         user, token = register_user(session, "ann")
         session.flush()
@@ -28,7 +25,16 @@ def test_a_person_plays_an_uploaded_bot_in_its_container(bot_image: BotImageFact
                                      games=image.games, language=image.language)
         version.bot.owner_id = user.id
         session.commit()
-        version_id = version.id
+        return token, version.id
+
+
+def test_a_person_plays_an_uploaded_bot_in_its_container(bot_image: BotImageFactory,
+                                                          tmp_path: Path) -> None:
+    """ann picks her Docker bot at /play and plays a whole briscola deal against it through
+    the pages; the match is stored done with the bot's version, its record names the seat a
+    container, and no container is left once the deal is over."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    token, version_id = store_ann_and_her_bot(url, bot_image(SAMPLE_RANDOM))
     client = browser(url, token)
     try:
         assert 'value="bot:ann-docker"' in client.get("/play").text
@@ -51,16 +57,8 @@ def test_a_table_stopped_with_the_server_leaves_no_container(bot_image: BotImage
                                                               tmp_path: Path) -> None:
     """The server stops while ann's table against her Docker bot waits for her move: the
     match is voided and the bot's container is gone."""
-    image = bot_image(SAMPLE_RANDOM)
     url = f"sqlite:///{tmp_path / 'arena.db'}"
-    with open_store(url) as store, store.session() as session:
-        user, token = register_user(session, "ann")
-        session.flush()
-        version = ensure_bot_version(session, "ann-docker", image.version, BotKind.DOCKER,
-                                     image_ref=image.ref, image_id=image.image_id,
-                                     games=image.games, language=image.language)
-        version.bot.owner_id = user.id
-        session.commit()
+    token, _ = store_ann_and_her_bot(url, bot_image(SAMPLE_RANDOM))
     client = browser(url, token)
     try:
         path = open_table(client, "bot:ann-docker")
